@@ -1,0 +1,63 @@
+"""Model protocols. All model I/O sits behind these; fakes implement them for logic tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["ChatMessage", "Completion", "Embedder", "LLM", "Reranker"]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text → L2-normalised float32 vectors of a fixed dimension.
+
+    ``model_id`` names the model *and its file hashes*, so caches keyed by it (prototype embeddings,
+    stored vectors) are invalidated when the weights change.
+    """
+
+    dim: int
+    model_id: str
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    def rerank(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str
+    model: str
+    finish_reason: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``json_schema`` asks for output constrained to that schema, in the endpoint's dialect."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        json_schema: dict[str, Any] | None = None,
+        temperature: float = 0.0,
+    ) -> Completion: ...

@@ -1,0 +1,301 @@
+"""Typed, frozen settings: the only module that reads the environment or the config file.
+
+Precedence, highest first: keyword overrides passed to :func:`load_settings` > environment variables
+(``GROUNDSEARCH_*``, plus ``GROQ_API_KEY``) > the TOML config file > defaults. The config file is
+``GROUNDSEARCH_CONFIG`` if set, else ``groundsearch.toml`` in the working directory if present.
+
+Everything downstream receives a ``Settings`` value explicitly; nothing builds clients at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from .errors import ConfigError
+from .types import CollectionSpec, FieldSpec
+
+__all__ = [
+    "ApiSettings",
+    "IntentSettings",
+    "LLMSettings",
+    "RetrievalSettings",
+    "Settings",
+    "WeightedProfile",
+    "load_settings",
+    "parse_collections",
+]
+
+ENV_PREFIX = "GROUNDSEARCH_"
+GROQ_BASE_URL = "https://api.groq.com/openai/v1"
+DEFAULT_GROQ_MODELS = ("llama-3.1-8b-instant",)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WeightedProfile(_Frozen):
+    """The named weighted scoring profile: a linear blend users can pick instead of RRF.
+
+    Defaults follow the product brief: cosine similarity carries most of the signal, exact title and
+    keyword-field matches lift precise hits, and a small recency boost decays linearly to zero over
+    ``recency_window_days``.
+    """
+
+    cosine: float = Field(default=0.70, ge=0)
+    title_match: float = Field(default=0.15, ge=0)
+    keyword_field_match: float = Field(default=0.10, ge=0)
+    recency: float = Field(default=0.05, ge=0)
+    recency_window_days: int = Field(default=365, ge=1)
+
+
+class RetrievalSettings(_Frozen):
+    rrf_k: int = Field(default=60, ge=1)
+    k_per_leg: int = Field(default=100, ge=1, le=1000)
+    weighted: WeightedProfile = WeightedProfile()
+    duplicate_threshold: float = Field(default=0.95, ge=0, le=1)
+    # Up to this many vectors the vector leg scans exactly (always full filtered pages, perfect recall);
+    # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
+    exact_vector_max: int = Field(default=200_000, ge=0)
+    gate_threshold: float = Field(default=0.0, ge=0, le=1)
+
+
+class IntentSettings(_Frozen):
+    rules_threshold: float = Field(default=0.85, ge=0, le=1)
+    prototype_threshold: float = Field(default=0.80, ge=0, le=1)
+    cache_size: int = Field(default=4096, ge=0)
+    cache_ttl_s: int = Field(default=86_400, ge=0)
+    shadow: bool = False
+
+
+class LLMSettings(_Frozen):
+    """An optional LLM. With none configured, answers are extractive and intent uses tiers 1–2."""
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    models: tuple[str, ...] = ()  # fallback chain, tried in order
+    dialect: Literal["auto", "openai", "llamacpp"] = "auto"
+    gguf_path: Path | None = None
+    timeout_s: float = Field(default=20.0, gt=0)
+    max_tokens: int = Field(default=512, ge=16)
+    request_token_budget: int = Field(default=4000, ge=64)
+    prompts_version: str = "v1"
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url or self.gguf_path)
+
+
+class ApiSettings(_Frozen):
+    local_mode: bool = True  # no API keys: a single trusted user
+    keys_file: Path | None = None
+    search_per_minute: int = Field(default=30, ge=1)
+    preview_per_minute: int = Field(default=60, ge=1)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+
+
+DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
+
+
+class Settings(_Frozen):
+    data_dir: Path = Path("groundsearch-data")
+    config_file: Path | None = None
+    database_url: str | None = None
+    redis_url: str | None = None
+    embedder: Literal["minilm", "e5", "hash"] = "minilm"
+    embed_batch_size: int = Field(default=32, ge=1)
+    collections: tuple[CollectionSpec, ...] = DEFAULT_COLLECTIONS
+    default_collection: str = "docs"
+    domains: dict[str, tuple[str, ...]] = {}
+    retrieval: RetrievalSettings = RetrievalSettings()
+    intent: IntentSettings = IntentSettings()
+    llm: LLMSettings = LLMSettings()
+    api: ApiSettings = ApiSettings()
+
+    @field_validator("collections")
+    @classmethod
+    def _unique_names(cls, value: tuple[CollectionSpec, ...]) -> tuple[CollectionSpec, ...]:
+        names = [c.name for c in value]
+        if len(set(names)) != len(names):
+            raise ValueError(f"collection names must be unique, got {names}")
+        return value
+
+    def collection(self, name: str) -> CollectionSpec | None:
+        for spec in self.collections:
+            if spec.name == name:
+                return spec
+        return None
+
+    @property
+    def collection_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.collections)
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------
+
+_FIELD_TYPES = {"keyword", "text", "date", "url", "int", "float", "list"}
+
+
+def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
+    """``[collections.NAME]`` tables → ``CollectionSpec`` values, with errors naming the bad key."""
+    specs = []
+    for name, table in raw.items():
+        where = f"collections.{name}"
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where} must be a table")
+        if not name.replace("_", "").replace("-", "").isalnum():
+            raise ConfigError(f"{where}: collection names use letters, digits, '-' and '_' only")
+        known = {"kind", "description", "fields", "title", "text_fields", "id_field", "date_field", "url_field",
+                 "table_columns", "labels"}
+        unknown = set(table) - known
+        if unknown:
+            raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
+        kind = table.get("kind", "documents")
+        if kind not in ("documents", "records"):
+            raise ConfigError(f"{where}.kind must be 'documents' or 'records', got {kind!r}")
+        labels = table.get("labels", {})
+        fields = []
+        for fname, ftype in dict(table.get("fields", {})).items():
+            if ftype not in _FIELD_TYPES:
+                raise ConfigError(f"{where}.fields.{fname}: type must be one of {sorted(_FIELD_TYPES)}, got {ftype!r}")
+            fields.append(FieldSpec(name=fname, type=ftype, label=labels.get(fname)))
+        names = {f.name for f in fields}
+        for key in ("id_field", "date_field", "url_field"):
+            if table.get(key) and table[key] not in names:
+                raise ConfigError(f"{where}.{key} names {table[key]!r}, which is not in {where}.fields")
+        for key in ("text_fields", "table_columns"):
+            missing = [f for f in table.get(key, ()) if f not in names]
+            if missing:
+                raise ConfigError(f"{where}.{key} names {missing}, not in {where}.fields")
+        specs.append(
+            CollectionSpec(
+                name=name,
+                kind=kind,
+                description=table.get("description", ""),
+                fields=tuple(fields),
+                title_template=table.get("title"),
+                text_fields=tuple(table.get("text_fields", ())),
+                id_field=table.get("id_field"),
+                date_field=table.get("date_field"),
+                url_field=table.get("url_field"),
+                table_columns=tuple(table.get("table_columns", ())),
+            )
+        )
+    return tuple(specs)
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """Environment variables → a nested dict shaped like ``Settings``."""
+    out: dict[str, Any] = {}
+
+    def put(path: str, value: Any) -> None:
+        node = out
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+
+    simple = {
+        "DATA_DIR": "data_dir",
+        "DATABASE_URL": "database_url",
+        "REDIS_URL": "redis_url",
+        "EMBEDDER": "embedder",
+        "DEFAULT_COLLECTION": "default_collection",
+        "RRF_K": "retrieval.rrf_k",
+        "K_PER_LEG": "retrieval.k_per_leg",
+        "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
+        "EXACT_VECTOR_MAX": "retrieval.exact_vector_max",
+        "LLM_BASE_URL": "llm.base_url",
+        "LLM_API_KEY": "llm.api_key",
+        "LLM_DIALECT": "llm.dialect",
+        "LLM_GGUF": "llm.gguf_path",
+        "LLM_TIMEOUT_S": "llm.timeout_s",
+        "LLM_MAX_TOKENS": "llm.max_tokens",
+        "PROMPTS_VERSION": "llm.prompts_version",
+        "INTENT_SHADOW": "intent.shadow",
+        "LOCAL_MODE": "api.local_mode",
+        "KEYS_FILE": "api.keys_file",
+        "HOST": "api.host",
+        "PORT": "api.port",
+    }
+    for suffix, path in simple.items():
+        value = env.get(ENV_PREFIX + suffix)
+        if value not in (None, ""):
+            put(path, value)
+    models = env.get(ENV_PREFIX + "LLM_MODELS")
+    if models:
+        put("llm.models", tuple(m.strip() for m in models.split(",") if m.strip()))
+    groq = env.get("GROQ_API_KEY")
+    if groq and "base_url" not in out.get("llm", {}):
+        put("llm.base_url", GROQ_BASE_URL)
+        put("llm.api_key", groq)
+        if "models" not in out.get("llm", {}):
+            put("llm.models", DEFAULT_GROQ_MODELS)
+    return out
+
+
+def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_settings(
+    config: str | Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build ``Settings`` from defaults, the TOML file, the environment and ``overrides``, in that order."""
+    env = os.environ if env is None else env
+    path: Path | None = Path(config) if config else None
+    if path is None and env.get(ENV_PREFIX + "CONFIG"):
+        path = Path(env[ENV_PREFIX + "CONFIG"])
+    if path is None and Path("groundsearch.toml").is_file():
+        path = Path("groundsearch.toml")
+
+    layer: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                layer = tomllib.load(fh)
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file {path} does not exist") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+        if "collections" in layer:
+            layer["collections"] = parse_collections(layer["collections"])
+        if "data_dir" in layer and not Path(layer["data_dir"]).is_absolute():
+            layer["data_dir"] = str(path.parent / layer["data_dir"])
+        layer["config_file"] = path
+    layer = _merge(layer, _env_layer(env))
+    layer = _merge(layer, overrides)
+    if "domains" in layer:
+        layer["domains"] = {k: tuple(v) if not isinstance(v, str) else (v,) for k, v in layer["domains"].items()}
+    try:
+        settings = Settings.model_validate(layer)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"invalid setting {where}: {first['msg']}", details={"errors": exc.errors()}) from exc
+    if settings.collection(settings.default_collection) is None:
+        settings = settings.model_copy(update={"default_collection": settings.collections[0].name})
+    for domain, targets in settings.domains.items():
+        missing = [t for t in targets if settings.collection(t) is None]
+        if missing:
+            raise ConfigError(f"domains.{domain} maps to unknown collections {missing}")
+    return settings

@@ -1,0 +1,104 @@
+"""The ``Store`` protocol: storage *and* retrieval, implemented by every backend.
+
+Retrieval is part of the protocol from the start (``keyword_search``, ``vector_search``, ``preview``,
+graph look-ups) so callers never need ``isinstance`` checks on the backend. One conformance suite
+(``tests/store/test_contract.py``) runs unchanged against every implementation.
+
+Semantics every backend honours:
+
+* ``upsert`` is atomic per call: either every item in the batch (with all its chunks, vectors and
+  entity mentions) is visible afterwards, or none is. Re-upserting an item id replaces its chunks.
+* ``delete`` removes every trace: the row, its chunks, its keyword postings, its vectors, its mentions.
+* Filters are compiled into each leg's query. A filtered search returns ``limit`` hits whenever at least
+  ``offset + limit`` chunks match the filter and the query.
+* Keyword queries are plain text: the store tokenizes them with :mod:`groundsearch.store.text` and
+  no character of user text is ever interpreted as query syntax.
+* ``Page.has_more`` is true when a further page would be non-empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+
+__all__ = ["Store"]
+
+
+@runtime_checkable
+class Store(Protocol):
+    dim: int  # vector dimension this store was created with
+
+    # ---- writes ---------------------------------------------------------------------------------
+    def upsert(self, writes: Sequence[ItemWrite]) -> None:
+        """Insert or replace items atomically (all of ``writes`` or none)."""
+        ...
+
+    def delete(self, item_ids: Sequence[str]) -> int:
+        """Remove items and every derived trace; returns how many existed."""
+        ...
+
+    # ---- reads ----------------------------------------------------------------------------------
+    def get(self, item_id: str) -> Item | None: ...
+
+    def get_many(self, item_ids: Sequence[str]) -> dict[str, Item]: ...
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
+        """Hydrate chunk ids (e.g. from a search leg) into chunks with their items; unknown ids are absent."""
+        ...
+
+    def item_chunks(self, item_id: str) -> list[ChunkView]: ...
+
+    def item_vectors(self, item_id: str) -> np.ndarray:
+        """The stored chunk vectors of one item, shape ``(n_chunks, dim)``; empty when it has none."""
+        ...
+
+    def find_by_hash(self, content_hash: str, filter: SearchFilter | None = None) -> list[Item]:
+        """Exact duplicates: items whose content hash equals ``content_hash``."""
+        ...
+
+    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
+        """For incremental ingest: ``{source: {item_id: content_hash}}`` of items stored from each source."""
+        ...
+
+    def count(self, filter: SearchFilter | None = None) -> int:
+        """Items matching the filter (``None``: every item, any status)."""
+        ...
+
+    def count_chunks(self) -> int: ...
+
+    # ---- retrieval ------------------------------------------------------------------------------
+    def keyword_search(self, query: str, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        """BM25 over chunk text (and title), with the shared tokenizer; terms are OR-ed."""
+        ...
+
+    def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        """Cosine similarity against chunk vectors (vectors are L2-normalised, so dot product)."""
+        ...
+
+    def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
+        """Cheap lexical typeahead on titles: title prefix/substring matches first. No embedding."""
+        ...
+
+    def entity_edges(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[EntityEdge]:
+        """Co-occurrence edges touching any of ``entities`` (normalised names), heaviest first."""
+        ...
+
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
+        """``(chunk_id, item_id, entity)`` for chunks mentioning any of ``entities``."""
+        ...
+
+    def top_terms(self, limit: int) -> list[tuple[str, int]]:
+        """Most frequent entity / keyword terms with their counts (popular suggestions)."""
+        ...
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    def close(self) -> None: ...
+
+
+def page_from(hits: Sequence[Hit], offset: int, limit: int) -> Page:
+    """Build a page from ``limit + 1`` fetched hits: the extra one only tells whether more exist."""
+    return Page(hits=tuple(hits[:limit]), offset=offset, has_more=len(hits) > limit)

@@ -1,0 +1,490 @@
+"""Frozen, typed values passed between the stages of the pipeline.
+
+Two families live here:
+
+* internal hot-path values (``Item``, ``Chunk``, ``Hit``, ``Page``, ``SearchFilter``, ``RetrievalPlan``,
+  ``EvidenceHit``, ``Evidence``) are frozen dataclasses with slots: cheap, hashable where it matters,
+  never mutated after construction;
+* values that cross the process edge (``Intent``, structured results, ``SearchResponse``) are frozen
+  pydantic models, because they need a published JSON Schema (the LLM tier and the OpenAPI document
+  are generated from them).
+
+Nothing in this module does I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# --------------------------------------------------------------------------------------------------
+# Items and chunks
+# --------------------------------------------------------------------------------------------------
+
+Status = Literal["draft", "published", "archived"]
+STATUSES: tuple[Status, ...] = ("draft", "published", "archived")
+
+CollectionKind = Literal["documents", "records"]
+FieldType = Literal["keyword", "text", "date", "url", "int", "float", "list"]
+FieldValue = Union[str, int, float, dt.date, tuple[str, ...], None]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One typed field of a records collection.
+
+    ``keyword`` and ``list`` fields are filterable by equality/membership (case-insensitive);
+    ``text`` fields are searchable; ``date`` feeds the item's date; ``url`` feeds its link.
+    """
+
+    name: str
+    type: FieldType = "keyword"
+    label: str | None = None  # column heading in tables; defaults to the title-cased name
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionSpec:
+    """A named set of items with a declared kind and field schema (declared in TOML)."""
+
+    name: str
+    kind: CollectionKind = "documents"
+    description: str = ""
+    fields: tuple[FieldSpec, ...] = ()
+    title_template: str | None = None  # e.g. "{product} {version}"; records only
+    text_fields: tuple[str, ...] = ()  # records: fields joined into the searchable text
+    id_field: str | None = None  # records: field whose value is the stable item id
+    date_field: str | None = None
+    url_field: str | None = None
+    table_columns: tuple[str, ...] = ()  # records: columns of a table result, in order
+
+    def field(self, name: str) -> FieldSpec | None:
+        for spec in self.fields:
+            if spec.name == name:
+                return spec
+        return None
+
+    @property
+    def filterable_fields(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if f.type in ("keyword", "list", "int", "url"))
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One stored unit: a document or a record. ``id`` is the canonical id used for de-duplication."""
+
+    id: str
+    collection: str
+    title: str
+    text: str
+    url: str | None = None
+    date: dt.date | None = None
+    fields: Mapping[str, FieldValue] = field(default_factory=dict)
+    tenant: str = ""
+    status: Status = "published"
+    superseded_by: str | None = None
+    content_hash: str = ""
+    source: str | None = None  # file path or record origin, for incremental re-ingest
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable span of an item. Records are usually a single chunk at position 0."""
+
+    id: str
+    item_id: str
+    position: int
+    text: str
+    heading_path: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()  # normalised entity names mentioned in this chunk (graph leg)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemWrite:
+    """Everything a store writes for one item, atomically: the item, its chunks, one vector per chunk.
+
+    ``vectors`` is a float32 array of shape ``(len(chunks), dim)``, L2-normalised, or ``None`` when the
+    caller ingests without embeddings (the vector leg then simply does not see the item).
+    """
+
+    item: Item
+    chunks: tuple[Chunk, ...]
+    vectors: Any | None = None  # numpy.ndarray; typed loosely to keep numpy out of this module
+
+
+# --------------------------------------------------------------------------------------------------
+# Filters and pages
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFilter:
+    """``name`` equals any of ``values`` (membership); comparison is case-insensitive."""
+
+    name: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """Conditions compiled *into* each leg's query, never applied after it.
+
+    ``tenant=None`` means no tenant scoping (local single-user mode); a string scopes to that tenant.
+    By default only published, non-superseded items match.
+    """
+
+    collections: tuple[str, ...] = ()
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    fields: tuple[FieldFilter, ...] = ()
+    statuses: tuple[Status, ...] = ("published",)
+    include_superseded: bool = False
+    tenant: str | None = None
+    item_ids: tuple[str, ...] = ()  # restrict to these items (used by similar-to and graph legs)
+    exclude_item_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One scored chunk from one leg. Scores are only comparable within a leg."""
+
+    chunk_id: str
+    item_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    hits: tuple[Hit, ...]
+    offset: int
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkView:
+    """A chunk with its item, as hydrated for display and synthesis."""
+
+    chunk: Chunk
+    item: Item
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewHit:
+    item_id: str
+    collection: str
+    title: str
+    url: str | None
+    title_match: bool  # the prefix matched the title (ranked before text-only matches)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityEdge:
+    """Co-occurrence of two entities in the same chunk; ``weight`` counts chunks."""
+
+    source: str
+    target: str
+    weight: float
+    last_seen: dt.date | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# Plans and evidence
+# --------------------------------------------------------------------------------------------------
+
+Leg = Literal["keyword", "vector", "graph"]
+Profile = Literal["rrf", "weighted", "keyword", "vector"]
+MergeRule = Literal["fused_score", "recency"]
+Rewrite = Literal["none", "hyde", "multi_query", "prf"]
+RetrievalPattern = Literal["pipeline", "agentic", "kg", "hybrid"]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalPlan:
+    """What retrieval will do, decided before any I/O (``query.planner.plan_retrieval`` is pure).
+
+    ``collections`` empty means every collection, searched together in one pass.
+    """
+
+    query: str
+    collections: tuple[str, ...] = ()
+    pattern: RetrievalPattern = "pipeline"
+    legs: tuple[Leg, ...] = ("keyword", "vector")
+    profile: Profile = "rrf"
+    k_per_leg: int = 100
+    rrf_k: int = 60
+    filter: SearchFilter = SearchFilter()
+    limit: int = 10
+    offset: int = 0
+    merge: MergeRule = "fused_score"
+    rewrite: Rewrite = "none"
+    rerank: bool = False
+    gate_threshold: float = 0.0
+    reasons: tuple[str, ...] = ()  # one line per decision, printed by --explain
+
+
+@dataclass(frozen=True, slots=True)
+class LegScore:
+    leg: Leg
+    rank: int  # 1-based
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceHit:
+    """One fused result with provenance: which legs found it, at which rank and score."""
+
+    chunk: Chunk
+    item: Item
+    score: float
+    legs: tuple[LegScore, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.chunk.id
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    plan: RetrievalPlan
+    hits: tuple[EvidenceHit, ...]
+    has_more: bool
+    latency_ms: Mapping[str, float] = field(default_factory=dict)
+    degraded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarHit:
+    item: Item
+    cosine: float
+    likely_duplicate: bool
+
+
+# --------------------------------------------------------------------------------------------------
+# Intent (pydantic: its JSON Schema constrains the LLM tier and is exported)
+# --------------------------------------------------------------------------------------------------
+
+INTENT_SCHEMA_VERSION = "1"
+
+Format = Literal["default", "table", "chart", "timeline", "graph"]
+ChartSubtype = Literal["bar", "ranked-bar", "line", "timeline", "tornado"]
+Complexity = Literal["simple", "medium", "complex"]
+Tier = Literal["rules", "prototypes", "llm", "hint", "cache"]
+
+
+class Intent(BaseModel):
+    """What the user asked for, typed. Produced by the intent cascade; consumed by the planner."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    domains: tuple[str, ...] = Field(default=(), max_length=8)
+    retrieval_pattern: RetrievalPattern = "pipeline"
+    format: Format = "default"
+    chart_subtype: ChartSubtype | None = None
+    horizon_days: int | None = Field(default=None, ge=1, le=3650)
+    comparison_targets: tuple[str, ...] = Field(default=(), max_length=8)
+    topic_keywords: tuple[str, ...] = Field(default=(), max_length=16)
+    complexity: Complexity = "simple"
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    tier: Tier = "rules"
+
+
+# --------------------------------------------------------------------------------------------------
+# Structured results (rows and series come from stored fields only)
+# --------------------------------------------------------------------------------------------------
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class TableResult(_Result):
+    kind: Literal["table"] = "table"
+    title: str
+    collection: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    row_ids: tuple[str, ...]  # evidence id of each row, same order
+
+
+class ChartPoint(_Result):
+    label: str
+    value: float
+    source_ids: tuple[str, ...] = ()
+
+
+class ChartResult(_Result):
+    kind: Literal["chart"] = "chart"
+    title: str
+    subtype: ChartSubtype
+    x_label: str
+    y_label: str
+    points: tuple[ChartPoint, ...]
+    source: str  # how the series was derived from stored data
+
+
+class TimelineEvent(_Result):
+    date: dt.date
+    label: str
+    source_id: str
+
+
+class TimelineResult(_Result):
+    kind: Literal["timeline"] = "timeline"
+    title: str
+    events: tuple[TimelineEvent, ...]
+
+
+class GraphNode(_Result):
+    id: str
+    label: str
+    weight: float = 1.0
+
+
+class GraphEdge(_Result):
+    source: str
+    target: str
+    weight: float = 1.0
+
+
+class GraphResult(_Result):
+    kind: Literal["graph"] = "graph"
+    title: str
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+
+
+class UnsupportedFormatResult(_Result):
+    kind: Literal["unsupported-format"] = "unsupported-format"
+    requested: str
+    reason: str
+    substitute: str  # the kind/subtype actually shown instead
+
+
+class LowConfidenceResult(_Result):
+    kind: Literal["low-confidence"] = "low-confidence"
+    reason: str
+    best_score: float
+    threshold: float
+
+
+StructuredResult = Annotated[
+    Union[TableResult, ChartResult, TimelineResult, GraphResult, UnsupportedFormatResult, LowConfidenceResult],
+    Field(discriminator="kind"),
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# Prose with citations
+# --------------------------------------------------------------------------------------------------
+
+
+class Sentence(_Result):
+    text: str
+    citations: tuple[str, ...]  # evidence ids
+    verified: bool = True  # False: shown with a visible "could not verify" marker
+
+
+class Prose(_Result):
+    sentences: tuple[Sentence, ...] = ()
+    mode: Literal["extractive", "llm", "none"] = "extractive"
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+
+# --------------------------------------------------------------------------------------------------
+# Request and response of the whole pipeline (the API body and the CLI's --json output)
+# --------------------------------------------------------------------------------------------------
+
+MAX_QUERY_CHARS = 2000
+
+
+class Hints(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    domain: str | None = None
+    horizon_days: int | None = Field(default=None, ge=1, le=3650)
+    format: Format | None = None
+
+
+class SearchRequest(BaseModel):
+    """One search, as every interface submits it. Validation here is the single source of truth."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    limit: int = Field(default=20, ge=1, le=100)
+    offset: int = Field(default=0, ge=0, le=10_000)
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    collections: tuple[str, ...] | None = None
+    filters: dict[str, str | list[str]] | None = None  # field -> value or values; "date_from"/"date_to" too
+    hints: Hints | None = None
+    session_id: str | None = Field(default=None, max_length=128)
+    profile: Profile = "rrf"
+    include_drafts: bool = False
+    include_archived: bool = False
+    include_superseded: bool = False
+
+
+class EvidenceOut(BaseModel):
+    """An evidence hit as shown to users: ids, title, link, snippet, breadcrumb, scores."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    item_id: str
+    collection: str
+    title: str
+    url: str | None = None
+    date: dt.date | None = None
+    snippet: str
+    heading_path: tuple[str, ...] = ()
+    fields: dict[str, Any] = {}
+    score: float
+    legs: dict[str, dict[str, float]] = {}  # leg -> {"rank": r, "score": s}
+
+
+class Diagnostics(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tier: Tier | None = None
+    cache_hit: bool = False
+    model: str | None = None
+    latency_ms: dict[str, float] = {}
+    degraded: tuple[str, ...] = ()
+    plan: dict[str, Any] | None = None
+
+
+class SearchResponse(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    intent: Intent | None = None
+    prose: Prose = Prose(mode="none")
+    structured_results: tuple[StructuredResult, ...] = ()
+    results: tuple[EvidenceOut, ...] = ()
+    has_more: bool = False
+    offset: int = 0
+    diagnostics: Diagnostics = Diagnostics()
+
+
+# --------------------------------------------------------------------------------------------------
+# Stream events: the JSON response is the fold of these (one orchestrator for both)
+# --------------------------------------------------------------------------------------------------
+
+EventName = Literal[
+    "intent", "plan", "keyword", "vector", "results", "table", "chart", "timeline", "graph",
+    "unsupported-format", "low-confidence", "prose", "complete", "error",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    name: EventName
+    data: Mapping[str, Any]
