@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import Stemmer
 
-__all__ = ["MAX_TOKEN_CHARS", "STOPWORDS", "analyze", "tokenize"]
+__all__ = ["BM25_B", "BM25_K1", "MAX_TOKEN_CHARS", "STOPWORDS", "analyze", "keyword_terms", "tokenize"]
 
 MAX_TOKEN_CHARS = 40
 
@@ -53,3 +53,17 @@ def analyze(text: str) -> list[str]:
     """Index/query terms: :func:`tokenize`, minus stopwords and over-long tokens, Snowball-stemmed."""
     words = [w for w in tokenize(text) if len(w) <= MAX_TOKEN_CHARS and w not in STOPWORDS]
     return _stemmer().stemWords(words)
+
+
+# BM25 parameters shared by every backend (tantivy's defaults; Postgres scores with the same numbers so the
+# two rank alike). k1 saturates term frequency; b normalises by chunk length relative to the average.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def keyword_terms(title: str, heading_path: tuple[str, ...] | list[str], text: str) -> list[str]:
+    """The terms a chunk is indexed under: its item's title, its heading breadcrumb and its text.
+
+    Every backend indexes exactly these, so a chunk's BM25 length and postings agree across backends.
+    """
+    return analyze(" ".join((title, " ".join(heading_path), text)))
