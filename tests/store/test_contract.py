@@ -410,6 +410,15 @@ def test_entity_graph(store: Store) -> None:
     assert terms["openai"] == 3
 
 
+def test_meta_persists(backend) -> None:
+    store = backend.make()
+    assert store.meta_get("embedder") is None
+    store.meta_set("embedder", "minilm-abc")
+    store.meta_set("embedder", "minilm-def")
+    store = backend.reopen(store)
+    assert store.meta_get("embedder") == "minilm-def"
+
+
 # ------------------------------------------------------------------------------------------------ properties
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=0, max_size=80)

@@ -95,6 +95,13 @@ class Store(Protocol):
         """Most frequent entity / keyword terms with their counts (popular suggestions)."""
         ...
 
+    # ---- metadata -------------------------------------------------------------------------------
+    def meta_get(self, key: str) -> str | None:
+        """A small persistent key/value (e.g. the embedder's ``model_id`` the vectors were built with)."""
+        ...
+
+    def meta_set(self, key: str, value: str) -> None: ...
+
     # ---- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None: ...
 
