@@ -1,0 +1,269 @@
+"""The composition root: builds the store, models and providers from ``Settings`` and exposes the verbs
+every interface (CLI, API, MCP) calls. Interfaces hold no retrieval logic; this class holds little more
+than wiring — the work lives in ``ingest/``, ``query/`` and ``answer/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, NotFound
+from .models.base import LLM, Embedder
+from .query.filters import build_filter, validate_query
+from .query.retrieve import Retriever
+from .settings import Settings, load_settings
+from .store.base import Store
+from .types import (
+    CollectionSpec,
+    Diagnostics,
+    Evidence,
+    EvidenceHit,
+    EvidenceOut,
+    Item,
+    PreviewHit,
+    RetrievalPlan,
+    SearchFilter,
+    SearchRequest,
+    SearchResponse,
+    SimilarHit,
+)
+
+__all__ = ["Engine"]
+
+SNIPPET_CHARS = 320
+
+
+class Engine:
+    """One open knowledge base. Create with :meth:`open`; close when done (or use ``with``)."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder, llm: LLM | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.llm = llm
+        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections)
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        llm: LLM | None = None,
+    ) -> Engine:
+        settings = settings or load_settings()
+        if embedder is None:
+            from .models.factory import build_embedder
+
+            embedder = build_embedder(settings)
+        if store is None:
+            store = open_store(settings, embedder.dim)
+        built_with = store.meta_get("embedder")
+        if built_with is None:
+            store.meta_set("embedder", embedder.model_id)
+        elif built_with != embedder.model_id:
+            store.close()
+            raise ConfigError(
+                f"this index was built with embedder {built_with!r} but {embedder.model_id!r} is configured; "
+                f"set GROUNDSEARCH_EMBEDDER to match, or use a new data directory and re-ingest"
+            )
+        if llm is None and settings.llm.enabled:
+            from .models.llm import build_llm  # optional tier: only imported when configured
+
+            llm = build_llm(settings.llm)
+        return cls(settings, store, embedder, llm)
+
+    def close(self) -> None:
+        self.retriever.close()
+        self.store.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- items ----------------------------------------------------------------------------------
+
+    def collection(self, name: str | None) -> CollectionSpec:
+        name = name or self.settings.default_collection
+        spec = self.settings.collection(name)
+        if spec is None:
+            from .errors import UnknownCollection
+
+            raise UnknownCollection(
+                f"unknown collection {name!r}; configured collections are {list(self.settings.collection_names)}",
+                details={"field": "collection", "value": name},
+            )
+        return spec
+
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        collection: str | None = None,
+        *,
+        tenant: str = "",
+        embed: bool = True,
+        progress: Callable[[Any], None] | None = None,
+    ) -> Any:
+        """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``."""
+        from .ingest.pipeline import ingest_paths
+
+        return ingest_paths(
+            [Path(p) for p in paths],
+            self.collection(collection),
+            self.store,
+            self.embedder if embed else None,
+            tenant=tenant,
+            batch_size=self.settings.embed_batch_size,
+            progress=progress,
+        )
+
+    def get(self, item_id: str) -> Item:
+        item = self.store.get(item_id)
+        if item is None:
+            raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
+        return item
+
+    def delete(self, item_id: str) -> None:
+        if self.store.delete([item_id]) == 0:
+            raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
+
+    def duplicates(self, item_id: str) -> list[Item]:
+        """Exact duplicates of an item: other items with the same content hash (any status)."""
+        item = self.get(item_id)
+        any_status = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
+        return [i for i in self.store.find_by_hash(item.content_hash, any_status) if i.id != item_id]
+
+    def similar(self, item_id: str, *, limit: int = 10, filter: SearchFilter | None = None) -> list[SimilarHit]:
+        """Items nearest to ``item_id`` by the cosine of their mean chunk vectors' best chunk match.
+
+        ``likely_duplicate`` is set above ``retrieval.duplicate_threshold`` (default 0.95): near-identical
+        text embeds to near-identical vectors, while topical neighbours rarely pass 0.9 with MiniLM.
+        """
+        import numpy as np
+
+        self.get(item_id)
+        vectors = self.store.item_vectors(item_id)
+        if len(vectors) == 0:
+            return []
+        query = vectors.mean(axis=0)
+        query = (query / (np.linalg.norm(query) or 1.0)).astype(np.float32)
+        f = dataclasses.replace(filter or SearchFilter(), exclude_item_ids=(item_id,))
+        page = self.store.vector_search(query, f, limit * 4)
+        best: dict[str, float] = {}
+        for hit in page.hits:
+            best[hit.item_id] = max(best.get(hit.item_id, -1.0), hit.score)
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        items = self.store.get_many([i for i, _ in ranked])
+        threshold = self.settings.retrieval.duplicate_threshold
+        return [SimilarHit(item=items[i], cosine=c, likely_duplicate=c >= threshold) for i, c in ranked if i in items]
+
+    # ---- search ---------------------------------------------------------------------------------
+
+    def build_filter(self, request: SearchRequest, *, tenant: str | None = None) -> SearchFilter:
+        return build_filter(
+            self.settings.collections,
+            collections=request.collections,
+            filters=request.filters,
+            include_drafts=request.include_drafts,
+            include_archived=request.include_archived,
+            include_superseded=request.include_superseded,
+            tenant=tenant,
+        )
+
+    def plan(self, request: SearchRequest, *, tenant: str | None = None) -> RetrievalPlan:
+        """The plain retrieval plan for a request, without intent understanding."""
+        query = validate_query(request.query)
+        f = self.build_filter(request, tenant=tenant)
+        r = self.settings.retrieval
+        legs = ("keyword",) if request.profile == "keyword" else ("vector",) if request.profile == "vector" else (
+            "keyword", "vector")
+        return RetrievalPlan(
+            query=query,
+            collections=f.collections,
+            legs=legs,
+            profile=request.profile,
+            k_per_leg=r.k_per_leg,
+            rrf_k=r.rrf_k,
+            filter=f,
+            limit=request.limit,
+            offset=request.offset,
+            reasons=(f"profile {request.profile}", f"k per leg {r.k_per_leg}", f"rrf k {r.rrf_k}"),
+        )
+
+    def retrieve(self, plan: RetrievalPlan) -> Evidence:
+        return self.retriever.retrieve(plan)
+
+    def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+        plan = self.plan(request, tenant=tenant)
+        evidence = self.retrieve(plan)
+        return SearchResponse(
+            query=plan.query,
+            results=tuple(evidence_out(h) for h in evidence.hits),
+            has_more=evidence.has_more,
+            offset=plan.offset,
+            diagnostics=Diagnostics(latency_ms=dict(evidence.latency_ms), plan=plan_dict(plan)),
+        )
+
+    def preview(self, prefix: str, *, limit: int = 8, tenant: str | None = None) -> list[PreviewHit]:
+        prefix = prefix.strip()
+        if not prefix:
+            return []
+        return self.store.preview(prefix[:200], SearchFilter(tenant=tenant), max(1, min(limit, 20)))
+
+
+# ---- helpers shared by interfaces ---------------------------------------------------------------
+
+
+def open_store(settings: Settings, dim: int) -> Store:
+    if settings.database_url:
+        if not settings.database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("GROUNDSEARCH_DATABASE_URL must start with postgresql://")
+        from .store.postgres import PostgresStore
+
+        return PostgresStore.open(settings.database_url, dim=dim)
+    from .store.sqlite import SQLiteStore
+
+    return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max)
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit] + "…"
+
+
+def evidence_out(hit: EvidenceHit) -> EvidenceOut:
+    fields = {k: (list(v) if isinstance(v, tuple) else v.isoformat() if hasattr(v, "isoformat") else v)
+              for k, v in hit.item.fields.items()}
+    return EvidenceOut(
+        id=hit.chunk.id,
+        item_id=hit.item.id,
+        collection=hit.item.collection,
+        title=hit.item.title,
+        url=hit.item.url,
+        date=hit.item.date,
+        snippet=snippet(hit.chunk.text),
+        heading_path=hit.chunk.heading_path,
+        fields=fields,
+        score=hit.score,
+        legs={ls.leg: {"rank": ls.rank, "score": ls.score} for ls in hit.legs},
+    )
+
+
+def plan_dict(plan: RetrievalPlan) -> dict[str, Any]:
+    out = dataclasses.asdict(plan)
+    f = out["filter"]
+    for key in ("date_from", "date_to"):
+        if f[key] is not None:
+            f[key] = f[key].isoformat()
+    return out

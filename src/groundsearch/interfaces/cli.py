@@ -1,0 +1,270 @@
+"""The ``groundsearch`` command line: parse, call ``Engine``, format. No retrieval logic lives here.
+
+Exit codes: 0 success; 1 the work ran but something failed (e.g. some files could not be ingested);
+2 bad input or usage (the message names the problem); 3 not found; 4 configuration or model problem.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..errors import ConfigError, GroundsearchError, InvalidInput, ModelError, NotFound
+from ..settings import Settings, load_settings
+from ..types import SearchRequest
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+err = Console(stderr=True)
+out = Console()
+
+
+def exit_code(exc: GroundsearchError) -> int:
+    if isinstance(exc, InvalidInput):
+        return 2
+    if isinstance(exc, NotFound):
+        return 3
+    if isinstance(exc, (ConfigError, ModelError)):
+        return 4
+    return 1
+
+
+def handles_errors(fn: F) -> F:
+    """Turn the exception tree into one line on stderr and an exit code; tracebacks only for real bugs."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except GroundsearchError as exc:
+            err.print(f"[bold red]error:[/] {exc.message}", highlight=False, markup=True)
+            sys.exit(exit_code(exc))
+        except ValueError as exc:  # pydantic validation of a request
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    obj = ctx.ensure_object(dict)
+    if "settings" not in obj:
+        overrides: dict[str, Any] = {}
+        if obj.get("data_dir"):
+            overrides["data_dir"] = obj["data_dir"]
+        obj["settings"] = load_settings(obj.get("config"), **overrides)
+    return obj["settings"]
+
+
+def open_engine(ctx: click.Context):  # -> Engine, imported lazily so `--help` stays fast
+    from ..engine import Engine
+
+    return Engine.open(settings_from(ctx))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--config", type=click.Path(dir_okay=False), envvar="GROUNDSEARCH_CONFIG",
+              help="TOML config file (collections, settings). Default: ./groundsearch.toml if present.")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Data directory (default ./groundsearch-data).")
+@click.version_option(package_name="groundsearch")
+@click.pass_context
+def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
+    """Search a mixed knowledge base and answer in the shape you ask for."""
+    ctx.ensure_object(dict).update(config=config, data_dir=data_dir)
+
+
+# ---------------------------------------------------------------------------------------------- ingest
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--collection", "-c", help="Target collection (default: the configured default).")
+@click.option("--tenant", default="", help="Owner tenant of the ingested items.")
+@click.option("--no-embed", is_flag=True, help="Keyword index only; skip embeddings (fast, no vector leg).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@handles_errors
+def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, tenant: str, no_embed: bool,
+           as_json: bool) -> None:
+    """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent."""
+    with open_engine(ctx) as engine, Progress(
+        TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
+        TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.fields[current]}"),
+        console=err, transient=as_json, disable=as_json,
+    ) as progress:
+        task = progress.add_task("ingest", total=None, chunks=0, current="")
+
+        def report(p: Any) -> None:
+            progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done,
+                            current=Path(p.current).name if p.current else "")
+
+        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, progress=report)
+    summary = {
+        "added": result.added, "updated": result.updated, "unchanged": result.unchanged,
+        "deleted": result.deleted, "chunks_written": result.chunks_written,
+        "errors": [{"path": str(p), "message": m} for p, m in result.errors], "seconds": round(result.seconds, 3),
+    }
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        err.print(
+            f"added {result.added}, updated {result.updated}, unchanged {result.unchanged}, "
+            f"deleted {result.deleted}; {result.chunks_written} chunks in {result.seconds:.1f}s"
+        )
+        for path, message in result.errors:
+            err.print(f"[red]failed[/] {path}: {message}", highlight=False)
+    if result.errors:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------- search
+
+
+@main.command()
+@click.argument("query")
+@click.option("--collection", "-c", "collections", multiple=True, help="Restrict to a collection (repeatable).")
+@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1, 100))
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0, 10_000))
+@click.option("--filter", "-f", "filters", multiple=True, metavar="FIELD=VALUE",
+              help="Field filter; repeat a field for membership; date_from/date_to take YYYY-MM-DD.")
+@click.option("--profile", type=click.Choice(["rrf", "weighted", "keyword", "vector"]), default="rrf",
+              show_default=True, help="Scoring: RRF hybrid, the weighted profile, or one leg alone.")
+@click.option("--include-drafts", is_flag=True)
+@click.option("--include-archived", is_flag=True)
+@click.option("--include-superseded", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the full response as JSON.")
+@click.option("--explain", is_flag=True, help="Print the plan and each hit's per-leg rank and score.")
+@click.pass_context
+@handles_errors
+def search(ctx: click.Context, query: str, collections: tuple[str, ...], limit: int, offset: int,
+           filters: tuple[str, ...], profile: str, include_drafts: bool, include_archived: bool,
+           include_superseded: bool, as_json: bool, explain: bool) -> None:
+    """Search the knowledge base."""
+    from ..query.filters import parse_filter_args, validate_query
+
+    request = SearchRequest(
+        query=validate_query(query), limit=limit, offset=offset, collections=collections or None,
+        filters=parse_filter_args(filters) or None, profile=profile,  # type: ignore[arg-type]
+        include_drafts=include_drafts, include_archived=include_archived, include_superseded=include_superseded,
+    )
+    with open_engine(ctx) as engine:
+        response = engine.search(request)
+    if as_json:
+        click.echo(response.model_dump_json())
+        return
+    print_response(response, explain=explain)
+
+
+def print_response(response: Any, *, explain: bool) -> None:
+    d = response.diagnostics
+    if explain and d.plan:
+        out.rule("plan")
+        for key, value in d.plan.items():
+            out.print(f"[bold]{key}[/]: {value}", highlight=False)
+        if response.intent is not None:
+            out.print(f"[bold]intent[/]: {response.intent.model_dump()}", highlight=False)
+    if response.prose.sentences:
+        out.rule("answer")
+        out.print(response.prose.text, highlight=False)
+    for result in response.structured_results:
+        print_structured(result)
+    table = Table(show_lines=False, title=f"results {response.offset + 1}–{response.offset + len(response.results)}"
+                  + (" (more available)" if response.has_more else ""))
+    table.add_column("#", justify="right")
+    table.add_column("id")
+    table.add_column("title")
+    table.add_column("score", justify="right")
+    if explain:
+        table.add_column("legs (rank/score)")
+    table.add_column("snippet")
+    for i, r in enumerate(response.results, start=response.offset + 1):
+        crumb = " › ".join(r.heading_path)
+        row = [str(i), r.id, r.title + (f"\n[dim]{crumb}[/]" if crumb else ""), f"{r.score:.4f}"]
+        if explain:
+            row.append("\n".join(f"{leg} #{v['rank']:.0f} {v['score']:.3f}" for leg, v in r.legs.items()))
+        row.append(r.snippet[:160])
+        table.add_row(*row)
+    out.print(table)
+    if explain:
+        out.print("latency ms: " + ", ".join(f"{k} {v:.1f}" for k, v in d.latency_ms.items()), highlight=False)
+    for note in d.degraded:
+        err.print(f"[yellow]degraded:[/] {note}", highlight=False)
+
+
+def print_structured(result: Any) -> None:
+    kind = result.kind
+    if kind == "table":
+        t = Table(title=result.title)
+        for c in result.columns:
+            t.add_column(c)
+        for row in result.rows:
+            t.add_row(*[("" if v is None else str(v)) for v in row])
+        out.print(t)
+    elif kind == "chart":
+        out.rule(f"{result.title} ({result.subtype})")
+        top = max((p.value for p in result.points), default=1) or 1
+        for p in result.points:
+            out.print(f"{p.label[:30]:>30} {'█' * max(1, int(28 * p.value / top))} {p.value:g}", highlight=False)
+        out.print(f"[dim]{result.source}[/]")
+    elif kind == "timeline":
+        out.rule(result.title)
+        for e in result.events:
+            out.print(f"{e.date}  {e.label}", highlight=False)
+    elif kind == "graph":
+        out.rule(result.title)
+        for e in result.edges:
+            out.print(f"{e.source} — {e.target} ({e.weight:g})", highlight=False)
+    elif kind == "unsupported-format":
+        err.print(f"[yellow]format {result.requested!r} not supported:[/] {result.reason}; showing "
+                  f"{result.substitute} instead", highlight=False)
+    elif kind == "low-confidence":
+        err.print(f"[yellow]low confidence:[/] {result.reason}", highlight=False)
+
+
+# ---------------------------------------------------------------------------------------------- items
+
+
+@main.command()
+@click.argument("item_id")
+@click.pass_context
+@handles_errors
+def delete(ctx: click.Context, item_id: str) -> None:
+    """Delete an item and every trace of it (keyword index, vectors, graph)."""
+    with open_engine(ctx) as engine:
+        engine.delete(item_id)
+    err.print(f"deleted {item_id}")
+
+
+@main.command()
+@click.argument("item_id")
+@click.option("--limit", "-n", default=10, type=click.IntRange(1, 100))
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None:
+    """Items similar to ITEM_ID, flagging likely duplicates, plus exact duplicates by content hash."""
+    with open_engine(ctx) as engine:
+        hits = engine.similar(item_id, limit=limit)
+        exact = engine.duplicates(item_id)
+    rows = [{"id": h.item.id, "title": h.item.title, "cosine": round(h.cosine, 4),
+             "likely_duplicate": h.likely_duplicate} for h in hits]
+    if as_json:
+        click.echo(json.dumps({"similar": rows, "exact_duplicates": [i.id for i in exact]}))
+        return
+    table = Table(title=f"similar to {item_id}")
+    for col in ("id", "title", "cosine", "likely duplicate"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["id"], r["title"], f"{r['cosine']:.3f}", "yes" if r["likely_duplicate"] else "")
+    out.print(table)
+    if exact:
+        out.print("exact duplicates: " + ", ".join(i.id for i in exact), highlight=False)

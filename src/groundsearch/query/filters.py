@@ -1,0 +1,144 @@
+"""User input → validated ``SearchFilter`` and query text. Pure; every error names the offending part.
+
+User-supplied values are carried as *data* all the way to the store, which binds them as parameters
+or exact terms; nothing here escapes or quotes, because nothing downstream ever parses them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+
+from ..errors import InvalidFilter, InvalidQuery, UnknownCollection
+from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, SearchFilter, Status
+
+__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "validate_query"]
+
+MAX_FILTER_VALUE_CHARS = 200
+MAX_FILTER_VALUES = 50
+DATE_KEYS = ("date_from", "date_to")
+
+
+def validate_query(text: str | None) -> str:
+    """Trimmed query text, or ``InvalidQuery`` for empty, whitespace-only, over-long or control-laden text."""
+    if text is None:
+        raise InvalidQuery("query is required", details={"field": "query"})
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidQuery("query is empty; type some words to search for", details={"field": "query"})
+    if len(stripped) > MAX_QUERY_CHARS:
+        raise InvalidQuery(
+            f"query is {len(stripped)} characters; the limit is {MAX_QUERY_CHARS}",
+            details={"field": "query", "max_length": MAX_QUERY_CHARS},
+        )
+    if "\x00" in stripped:
+        raise InvalidQuery("query contains a NUL character", details={"field": "query"})
+    return stripped
+
+
+def parse_filter_args(args: Sequence[str]) -> dict[str, list[str]]:
+    """``["product=Acme", "product=Beta", "date_from=2025-01-01"]`` → ``{"product": ["Acme", "Beta"], ...}``.
+
+    Repeating a field means membership (any of the values). Only the first ``=`` splits, so values may
+    contain ``=``.
+    """
+    out: dict[str, list[str]] = {}
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InvalidFilter(f"filter {arg!r} must look like FIELD=VALUE", details={"filter": arg})
+        out.setdefault(name, []).append(value.strip())
+    return out
+
+
+def _parse_date(name: str, value: str) -> dt.date:
+    try:
+        if len(value) == 7:  # YYYY-MM: the first day for date_from, the last for date_to
+            year, month = int(value[:4]), int(value[5:7])
+            if name == "date_to":
+                nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
+                return nxt - dt.timedelta(days=1)
+            return dt.date(year, month, 1)
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidFilter(
+            f"filter {name}={value!r} is not a date; use YYYY-MM-DD or YYYY-MM", details={"field": name}
+        ) from exc
+
+
+def build_filter(
+    collections_config: Sequence[CollectionSpec],
+    *,
+    collections: Sequence[str] | None = None,
+    filters: Mapping[str, str | Sequence[str]] | None = None,
+    include_drafts: bool = False,
+    include_archived: bool = False,
+    include_superseded: bool = False,
+    tenant: str | None = None,
+) -> SearchFilter:
+    """Validate collection names and filter fields against the configured schemas and build the filter.
+
+    A field filter is valid when at least one targeted collection declares that field as filterable;
+    collections that lack it simply cannot match it.
+    """
+    known = {c.name: c for c in collections_config}
+    targeted = tuple(dict.fromkeys(collections or ()))
+    for name in targeted:
+        if name not in known:
+            raise UnknownCollection(
+                f"unknown collection {name!r}; configured collections are {sorted(known)}",
+                details={"field": "collections", "value": name, "allowed": sorted(known)},
+            )
+    scope = [known[n] for n in targeted] if targeted else list(known.values())
+    allowed = sorted({f for spec in scope for f in spec.filterable_fields})
+
+    date_from = date_to = None
+    field_filters: list[FieldFilter] = []
+    for name, raw in (filters or {}).items():
+        values = [raw] if isinstance(raw, str) else list(raw)
+        if not values:
+            raise InvalidFilter(f"filter {name!r} has no value", details={"field": name})
+        if len(values) > MAX_FILTER_VALUES:
+            raise InvalidFilter(f"filter {name!r} has {len(values)} values; the limit is {MAX_FILTER_VALUES}",
+                                details={"field": name})
+        for v in values:
+            if not isinstance(v, str):
+                raise InvalidFilter(f"filter {name!r} values must be strings", details={"field": name})
+            if len(v) > MAX_FILTER_VALUE_CHARS:
+                raise InvalidFilter(f"filter {name!r} value is longer than {MAX_FILTER_VALUE_CHARS} characters",
+                                    details={"field": name})
+            if "\x00" in v:
+                raise InvalidFilter(f"filter {name!r} value contains a NUL character", details={"field": name})
+        if name in DATE_KEYS:
+            if len(values) != 1:
+                raise InvalidFilter(f"filter {name!r} takes exactly one date", details={"field": name})
+            parsed = _parse_date(name, values[0].strip())
+            if name == "date_from":
+                date_from = parsed
+            else:
+                date_to = parsed
+            continue
+        if name not in allowed:
+            raise InvalidFilter(
+                f"unknown filter field {name!r}; filterable fields here are {allowed + list(DATE_KEYS)}",
+                details={"field": name, "allowed": allowed + list(DATE_KEYS)},
+            )
+        field_filters.append(FieldFilter(name=name, values=tuple(dict.fromkeys(v.strip() for v in values))))
+    if date_from and date_to and date_from > date_to:
+        raise InvalidFilter(f"date_from {date_from} is after date_to {date_to}", details={"field": "date_from"})
+
+    statuses: list[Status] = ["published"]
+    if include_drafts:
+        statuses.append("draft")
+    if include_archived:
+        statuses.append("archived")
+    return SearchFilter(
+        collections=targeted,
+        date_from=date_from,
+        date_to=date_to,
+        fields=tuple(sorted(field_filters, key=lambda f: f.name)),
+        statuses=tuple(statuses),
+        include_superseded=include_superseded,
+        tenant=tenant,
+    )
