@@ -6,7 +6,7 @@ than wiring — the work lives in ``ingest/``, ``query/`` and ``answer/``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from .store.base import Store
 from .types import (
     CollectionSpec,
     Diagnostics,
+    Event,
     Evidence,
     EvidenceHit,
     EvidenceOut,
@@ -211,6 +212,39 @@ class Engine:
             offset=plan.offset,
             diagnostics=Diagnostics(latency_ms=dict(evidence.latency_ms), plan=plan_dict(plan)),
         )
+
+    def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+        """The same search as :meth:`search`, as the sequence of stage events; ``search`` is their fold.
+
+        A consumer that stops iterating (a client that disconnected) stops the remaining stages.
+        """
+        plan = self.plan(request, tenant=tenant)
+        yield Event("plan", plan_dict(plan))
+        evidence = self.retrieve(plan)
+        for leg in ("keyword", "vector"):
+            if leg in evidence.latency_ms:
+                ranked = [h for h in evidence.hits if any(ls.leg == leg for ls in h.legs)]
+                yield Event(leg, {"count": len(ranked), "latency_ms": evidence.latency_ms[leg]})
+        yield Event("results", {"results": [evidence_out(h).model_dump(mode="json") for h in evidence.hits],
+                                "has_more": evidence.has_more, "offset": plan.offset})
+        yield Event("complete", {"latency_ms": dict(evidence.latency_ms)})
+
+    def suggestions(self, limit: int = 10) -> list[str]:
+        """Popular topics: the most-mentioned entities. Fails soft to an empty list."""
+        try:
+            return [term for term, _ in self.store.top_terms(limit)]
+        except Exception:
+            return []
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "items": self.store.count(),
+            "chunks": self.store.count_chunks(),
+            "embedder": self.embedder.model_id,
+            "llm": getattr(self.llm, "name", None),
+            "backend": type(self.store).__name__,
+        }
 
     def preview(self, prefix: str, *, limit: int = 8, tenant: str | None = None) -> list[PreviewHit]:
         prefix = prefix.strip()
