@@ -1,0 +1,72 @@
+"""Deterministic ids and content hashes. Pure.
+
+* A document's id is its collection plus the absolute, resolved POSIX path of its file: the same file gets
+  the same id whichever folder or relative path it was ingested through, and ids stay readable for
+  ``groundsearch delete``.
+* A record's id is its collection plus its ``id_field`` value, so editing a row updates the item; rows
+  without a declared id fall back to a hash of the row's content (an edit then reads as delete + add).
+* ``content_hash`` covers what a reader sees (title, text, typed fields), normalised (NFC, whitespace
+  collapsed) so re-encoded or re-wrapped copies of the same content collide — that is the duplicate signal.
+  Status, dates of ingest and the source path are deliberately *not* in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..types import FieldValue
+
+__all__ = ["chunk_id", "content_hash", "document_id", "record_id", "source_key"]
+
+_SPACE = re.compile(r"\s+")
+
+
+def source_key(path: Path) -> str:
+    """The stable form of a source path stored on items (``Item.source``) and used for incremental ingest."""
+    return path.resolve().as_posix()
+
+
+def _scope(collection: str, tenant: str) -> str:
+    return f"{collection}:{tenant}:" if tenant else f"{collection}:"
+
+
+def document_id(collection: str, source: str, tenant: str = "") -> str:
+    return _scope(collection, tenant) + source
+
+
+def record_id(collection: str, key: str, content: str, tenant: str = "") -> str:
+    return _scope(collection, tenant) + (key if key else "row-" + content[:16])
+
+
+def chunk_id(item_id: str, position: int) -> str:
+    return f"{item_id}#{position}"
+
+
+def _normal(text: str) -> str:
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def _jsonable(value: FieldValue) -> object:
+    if isinstance(value, tuple):
+        return [_normal(v) for v in value]
+    if isinstance(value, str):
+        return _normal(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()  # type: ignore[union-attr]
+    return value
+
+
+def content_hash(title: str, text: str, fields: Mapping[str, FieldValue]) -> str:
+    """SHA-256 (hex) of the normalised title, text and fields."""
+    payload = json.dumps(
+        [_normal(title), _normal(text), {k: _jsonable(v) for k, v in sorted(fields.items()) if v is not None}],
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
