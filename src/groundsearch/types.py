@@ -225,6 +225,7 @@ class RetrievalPlan:
     rerank: bool = False
     gate_threshold: float = 0.0
     reasons: tuple[str, ...] = ()  # one line per decision, printed by --explain
+    graph_seeds: tuple[str, ...] = ()  # normalised entity names the graph leg's PageRank restarts from
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -21,6 +21,7 @@ from ..store.base import Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, Hit, Leg, LegScore, RetrievalPlan
 from .fusion import Fused, reciprocal_rank_fusion
+from .graph import graph_hits
 from .scoring import signals, weighted_score
 
 __all__ = ["Retriever"]
@@ -49,8 +50,11 @@ class Retriever:
         self.specs: Mapping[str, CollectionSpec] = {c.name: c for c in collections}
         self._today = today
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-leg")
+        # Fan-out jobs wait on leg jobs; sharing one pool deadlocks once collections >= max_workers.
+        self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
 
     def close(self) -> None:
+        self._fan_pool.shutdown(wait=False, cancel_futures=True)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # ---------------------------------------------------------------------------------------------
@@ -86,6 +90,7 @@ class Retriever:
         futures: dict[Leg, Future] = {}
         wants_keyword = "keyword" in plan.legs and plan.profile != "vector"
         wants_vector = "vector" in plan.legs and plan.profile != "keyword"
+        wants_graph = "graph" in plan.legs and not single_leg and bool(plan.graph_seeds)
 
         def keyword() -> tuple[list[Hit], bool, float]:
             t = time.perf_counter()
@@ -99,10 +104,23 @@ class Retriever:
             page = self.store.vector_search(vec, f, leg_limit, leg_offset)
             return list(page.hits), page.has_more, (time.perf_counter() - t) * 1000
 
+        degraded: list[str] = []
+
+        def graph() -> tuple[list[Hit], bool, float]:
+            t = time.perf_counter()
+            try:
+                hits = graph_hits(self.store, plan.graph_seeds, f, leg_limit)
+            except Exception as exc:  # an optional leg: the other two still answer
+                degraded.append(f"graph leg failed ({type(exc).__name__}: {exc}); fused without it")
+                hits = []
+            return hits, False, (time.perf_counter() - t) * 1000
+
         if wants_keyword:
             futures["keyword"] = self._pool.submit(keyword)
         if wants_vector:
             futures["vector"] = self._pool.submit(vector)
+        if wants_graph:
+            futures["graph"] = self._pool.submit(graph)
         ranked: dict[Leg, list[Hit]] = {}
         more: dict[Leg, bool] = {}
         for leg, fut in futures.items():
@@ -136,7 +154,7 @@ class Retriever:
         )
         latency["hydrate"] = (time.perf_counter() - t) * 1000
         latency["retrieve"] = (time.perf_counter() - started) * 1000
-        return Evidence(plan=plan, hits=hits_out, has_more=has_more, latency_ms=latency)
+        return Evidence(plan=plan, hits=hits_out, has_more=has_more, latency_ms=latency, degraded=tuple(degraded))
 
     def _weighted(self, plan: RetrievalPlan, ranked: Mapping[Leg, list[Hit]], fused: list[Fused]) -> list[Fused]:
         """Re-score the union of both legs' candidates with the weighted profile.
@@ -166,7 +184,7 @@ class Retriever:
     def _fan_out(self, plan: RetrievalPlan) -> Evidence:
         started = time.perf_counter()
         per_collection = {
-            name: self._pool.submit(
+            name: self._fan_pool.submit(
                 self._retrieve_one,
                 dataclasses.replace(plan, pattern="pipeline", collections=(name,), offset=0,
                                     limit=plan.offset + plan.limit,
@@ -182,7 +200,7 @@ class Retriever:
                 if kept is None or hit.score > kept.score:
                     merged[hit.item.id] = hit
         if plan.merge == "recency":
-            order = sorted(merged.values(), key=lambda h: (h.item.date or dt.date.min, h.score), reverse=True)
+            order = _interleave_by_recency(plan.collections, merged.values())
         else:
             order = sorted(merged.values(), key=lambda h: (-h.score, h.chunk.id))
         window = tuple(order[plan.offset : plan.offset + plan.limit])
@@ -193,4 +211,24 @@ class Retriever:
             hits=window,
             has_more=len(order) > plan.offset + plan.limit or any(ev.has_more for ev in results.values()),
             latency_ms=latency,
+            degraded=tuple(note for ev in results.values() for note in ev.degraded),
         )
+
+
+def _interleave_by_recency(collections: Sequence[str], hits: Iterable[EvidenceHit]) -> list[EvidenceHit]:
+    """Union by recency, taken in turns: each collection's hits newest first, then round-robin.
+
+    A single global date sort lets the collection with the newest dates starve the others (releases
+    dated this year bury every paper), which defeats a fan-out the user asked for ("research *and*
+    product releases"). Each collection's list is already its most relevant hits, so recency orders
+    within relevance, and every collection gets an equal share of the first page.
+    """
+    lanes: dict[str, list[EvidenceHit]] = {name: [] for name in collections}
+    for hit in hits:
+        lanes.setdefault(hit.item.collection, []).append(hit)
+    for lane in lanes.values():
+        lane.sort(key=lambda h: (h.item.date or dt.date.min, h.score, h.chunk.id), reverse=True)
+    out: list[EvidenceHit] = []
+    for i in range(max((len(lane) for lane in lanes.values()), default=0)):
+        out.extend(lane[i] for lane in lanes.values() if i < len(lane))
+    return out

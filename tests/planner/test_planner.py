@@ -1,0 +1,148 @@
+"""The planner is pure: same inputs, same plan; each branch of the decision table, and invariants."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from groundsearch.errors import InvalidFilter, UnknownCollection
+from groundsearch.query.planner import plan_retrieval
+from groundsearch.settings import Settings
+from groundsearch.types import CollectionSpec, FieldSpec, Hints, Intent, SearchRequest
+
+TODAY = dt.date(2026, 11, 29)
+
+SETTINGS = Settings(
+    collections=(
+        CollectionSpec(name="docs", kind="documents"),
+        CollectionSpec(name="releases", kind="records",
+                       fields=(FieldSpec("product"), FieldSpec("date", "date"), FieldSpec("summary", "text"))),
+        CollectionSpec(name="papers", kind="records",
+                       fields=(FieldSpec("title", "text"), FieldSpec("venue"), FieldSpec("date", "date"))),
+    ),
+    domains={"docs": ("docs",), "releases": ("releases",), "research": ("papers",), "kg": ("docs", "papers")},
+)
+
+
+def plan(intent: Intent, **request: object):
+    return plan_retrieval(intent, SearchRequest(query=request.pop("query", "ai agents"), **request), SETTINGS,
+                          tenant=None, today=TODAY)
+
+
+def test_single_domain_is_a_pipeline() -> None:
+    p = plan(Intent(domains=("releases",)))
+    assert (p.collections, p.pattern, p.legs, p.merge) == (("releases",), "pipeline", ("keyword", "vector"), "fused_score")
+    assert p.filter.collections == ("releases",)
+    assert any("releases" in r for r in p.reasons)
+
+
+def test_several_domains_fan_out() -> None:
+    p = plan(Intent(domains=("research", "releases")))
+    assert p.collections == ("papers", "releases")
+    assert p.pattern == "agentic"
+
+
+def test_latest_or_trends_merges_by_recency() -> None:
+    assert plan(Intent(domains=("research", "releases")), query="latest AI trends").merge == "recency"
+    assert plan(Intent(domains=("research", "releases")), query="what is trending in AI").merge == "recency"
+    assert plan(Intent(domains=("research", "releases")), query="vector databases").merge == "fused_score"
+
+
+def test_no_domain_searches_everything_once() -> None:
+    p = plan(Intent())
+    assert p.collections == () and p.pattern == "pipeline"
+
+
+def test_unknown_domain_is_ignored_with_a_reason() -> None:
+    p = plan(Intent(domains=("weather", "releases")))
+    assert p.collections == ("releases",)
+    assert any("weather" in r and "ignored" in r for r in p.reasons)
+
+
+def test_comparison_targets_add_the_graph_leg_with_seeds() -> None:
+    p = plan(Intent(domains=("docs",), comparison_targets=("pgvector", "HNSW")), query="pgvector vs HNSW")
+    assert p.legs == ("keyword", "vector", "graph")
+    assert p.pattern == "kg"
+    assert p.graph_seeds[:2] == ("pgvector", "hnsw")
+
+
+def test_kg_domain_fans_out_with_graph_leg() -> None:
+    p = plan(Intent(domains=("kg",), retrieval_pattern="kg"), query="how does OpenAI relate to RAG")
+    assert p.pattern == "agentic" and "graph" in p.legs
+    assert "openai" in p.graph_seeds
+
+
+def test_graph_wanted_without_entities_is_skipped_and_said() -> None:
+    p = plan(Intent(retrieval_pattern="kg"), query="how do these relate")
+    assert "graph" not in p.legs
+    assert any("no entity" in r for r in p.reasons)
+
+
+def test_horizon_becomes_date_from_relative_to_today() -> None:
+    p = plan(Intent(horizon_days=90))
+    assert p.filter.date_from == TODAY - dt.timedelta(days=90)
+    hinted = plan(Intent(horizon_days=90), hints=Hints(horizon_days=30))
+    assert hinted.filter.date_from == TODAY - dt.timedelta(days=30)
+
+
+def test_request_dates_and_collections_win_over_intent() -> None:
+    p = plan(Intent(domains=("releases",), horizon_days=90), collections=("papers",),
+             filters={"date_from": "2020-01-01"})
+    assert p.collections == ("papers",)
+    assert p.filter.date_from == dt.date(2020, 1, 1)
+
+
+def test_request_threshold_wins_over_settings() -> None:
+    assert plan(Intent()).gate_threshold == SETTINGS.retrieval.gate_threshold
+    assert plan(Intent(), threshold=0.4).gate_threshold == 0.4
+
+
+def test_rewrite_and_depth_follow_complexity() -> None:
+    assert plan(Intent(complexity="simple")).rewrite == "none"
+    assert plan(Intent(complexity="medium")).rewrite == "prf"
+    c = plan(Intent(complexity="complex", comparison_targets=("a1", "b2")))
+    assert c.rewrite == "multi_query" and c.k_per_leg == 2 * SETTINGS.retrieval.k_per_leg
+    assert plan(Intent(complexity="complex")).rewrite == "prf"  # nothing to split on
+    assert plan(Intent(complexity="complex"), profile="vector").rewrite == "none"
+
+
+def test_single_leg_profiles_drop_the_other_legs() -> None:
+    assert plan(Intent(comparison_targets=("x1",)), profile="keyword").legs == ("keyword",)
+
+
+def test_bad_user_input_is_rejected_by_name() -> None:
+    with pytest.raises(UnknownCollection):
+        plan(Intent(), collections=("nope",))
+    with pytest.raises(InvalidFilter):
+        plan(Intent(), filters={"colour": "red"})
+
+
+domains = st.lists(st.sampled_from(["docs", "releases", "research", "kg", "other"]), max_size=4, unique=True)
+intents = st.builds(
+    Intent,
+    domains=domains.map(tuple),
+    retrieval_pattern=st.sampled_from(["pipeline", "agentic", "kg", "hybrid"]),
+    format=st.sampled_from(["default", "table", "chart", "timeline", "graph"]),
+    horizon_days=st.none() | st.integers(1, 3650),
+    comparison_targets=st.lists(st.text(min_size=1, max_size=12), max_size=3).map(tuple),
+    topic_keywords=st.lists(st.text(min_size=1, max_size=12), max_size=4).map(tuple),
+    complexity=st.sampled_from(["simple", "medium", "complex"]),
+)
+
+
+@given(intents, st.text(min_size=1, max_size=80).filter(lambda s: s.strip() and "\x00" not in s))
+@hsettings(max_examples=200, deadline=None)
+def test_plans_are_deterministic_and_consistent(intent: Intent, query: str) -> None:
+    a = plan(intent, query=query)
+    b = plan(intent, query=query)
+    assert a == b
+    assert set(a.collections) <= set(SETTINGS.collection_names)
+    assert a.filter.collections == a.collections
+    assert (a.pattern == "agentic") == (len(a.collections) > 1)
+    assert ("graph" in a.legs) == bool(a.graph_seeds)
+    assert len(a.graph_seeds) <= 8
+    if intent.horizon_days:
+        assert a.filter.date_from == TODAY - dt.timedelta(days=intent.horizon_days)
+    assert a.reasons
