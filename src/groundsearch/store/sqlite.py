@@ -1,0 +1,496 @@
+"""The embedded store: SQLite (WAL) as the truth, a tantivy keyword index and an in-memory vector index
+derived from it, all in one data directory::
+
+    data_dir/
+      store.sqlite3      items, chunks (+ float32 vectors), fields, mentions, entity pairs, change log
+      keyword/           tantivy index + applied.json (last change seq applied)
+      vectors/           HNSW graph + applied.json, only once the store outgrows exact search
+
+Consistency: a write commits to SQLite first (one transaction per ``upsert`` call, all or nothing, with
+a row in ``changes`` per chunk inserted or deleted), then the derived indexes catch up from the change
+log. A process killed in between leaves indexes that are merely behind; the next ``open`` replays the
+log into them. Results are always hydrated from SQLite, so a hit whose item is gone is dropped, never
+returned.
+
+Processes: **one writer at a time** per data directory. The writer holds tantivy's index lock for its
+whole life; a second ``open`` for writing raises :class:`~groundsearch.errors.StoreError`. Any number of
+``read_only=True`` instances may search concurrently; they notice the writer's commits through
+``PRAGMA data_version`` and catch up before answering. Within a process the store is thread-safe
+(keyword and vector legs can run concurrently).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidInput, SchemaTooNew, StoreError
+from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from . import sqlite_graph as graph
+from .base import page_from
+from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
+from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
+from .sqlite_schema import (
+    DDL, OP_DELETE, OP_UPSERT, SCHEMA_VERSION, date_ordinal, encode_fields, field_rows, item_filter_sql,
+    like_escape, vector_to_blob,
+)
+from .text import analyze, keyword_terms
+from .vectors import NO_DATE, VectorIndex, VectorRows
+
+__all__ = ["SQLiteStore"]
+
+_SYNC_BATCH = 20_000  # chunks per keyword-index commit while catching up (bounds memory on a full rebuild)
+_LOAD_BATCH = 50_000  # rows per fetch when loading vectors at open
+_USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
+
+
+class SQLiteStore:
+    """The embedded :class:`~groundsearch.store.base.Store`. Build it with :meth:`open`."""
+
+    def __init__(self, data_dir: Path, dim: int, conn: sqlite3.Connection, keyword: KeywordIndex,
+                 vectors: VectorIndex, read_only: bool) -> None:
+        self.data_dir = data_dir
+        self.dim = dim
+        self.read_only = read_only
+        self._conn = conn
+        self._keyword = keyword
+        self._vectors = vectors
+        self._lock = threading.RLock()
+        self._data_version = self._pragma_data_version()
+        self._closed = False
+
+    @classmethod
+    def open(cls, data_dir: Path, dim: int, *, exact_vector_max: int = 200_000, read_only: bool = False) -> SQLiteStore:
+        """Open (creating if needed) the store in ``data_dir`` and bring its derived indexes up to date."""
+        data_dir = Path(data_dir)
+        if dim <= 0:
+            raise InvalidInput(f"vector dimension must be positive, got {dim}")
+        db_path = data_dir / "store.sqlite3"
+        if read_only and not db_path.exists():
+            raise StoreError(f"no store at {data_dir}; ingest something first")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        # The keyword writer lock is taken first: a second writer fails before touching anything.
+        keyword = KeywordIndex.open(data_dir / "keyword", writable=not read_only)
+        try:
+            conn = _connect(db_path, dim, read_only)
+            vectors = VectorIndex(dim, exact_vector_max, data_dir / "vectors")
+            store = cls(data_dir, dim, conn, keyword, vectors, read_only)
+            store._load_vectors()
+            if not read_only:
+                store._catch_up_keyword()
+                vectors.checkpoint(force=True)
+        except BaseException:
+            keyword.close()
+            raise
+        return store
+
+    # ================================================================================ writes
+
+    def upsert(self, writes: Sequence[ItemWrite]) -> None:
+        self._require_writer()
+        checked = validate_writes(writes, self.dim)
+        if not checked:
+            return
+        with self._lock:
+            with self._transaction():
+                for w, vectors in checked:
+                    created = self._remove_item(w.item.id)
+                    self._insert(w, vectors, created)
+            self._sync()
+
+    def delete(self, item_ids: Sequence[str]) -> int:
+        self._require_writer()
+        with self._lock:
+            with self._transaction():
+                removed = sum(self._remove_item(i) is not None for i in dict.fromkeys(item_ids))
+            self._sync()
+        return removed
+
+    def _remove_item(self, item_id: str) -> str | None:
+        """Delete one item's rows inside the open transaction; returns its ``created_at`` ('' if unset) or None."""
+        row = self._conn.execute("SELECT rowid, date_ord, created_at FROM items WHERE id = ?", (item_id,)).fetchone()
+        if row is None:
+            return None
+        rowid, date_ord, created = row
+        graph.remove_item_mentions(self._conn, rowid, date_ord)
+        keys = [k for (k,) in self._conn.execute("SELECT key FROM chunks WHERE item_rowid = ?", (rowid,))]
+        self._conn.executemany("INSERT INTO changes(chunk_key, op) VALUES (?, ?)", [(k, OP_DELETE) for k in keys])
+        self._conn.execute("DELETE FROM chunks WHERE item_rowid = ?", (rowid,))
+        self._conn.execute("DELETE FROM item_fields WHERE item_rowid = ?", (rowid,))
+        self._conn.execute("DELETE FROM items WHERE rowid = ?", (rowid,))
+        return created or ""
+
+    def _insert(self, w: ItemWrite, vectors: np.ndarray | None, created: str | None) -> None:
+        item = w.item
+        now = dt.datetime.now(dt.timezone.utc).isoformat()
+        date_ord = date_ordinal(item.date)
+        cur = self._conn.execute(
+            "INSERT INTO items(id, collection, title, title_fold, text, url, date_ord, fields, tenant, status, "
+            "superseded_by, content_hash, source, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (item.id, item.collection, item.title, item.title.casefold(), item.text, item.url, date_ord,
+             encode_fields(item.fields), item.tenant, item.status, item.superseded_by or None, item.content_hash,
+             item.source, item.created_at.isoformat() if item.created_at else (created or now),
+             item.updated_at.isoformat() if item.updated_at else now),
+        )
+        rowid = cur.lastrowid
+        self._conn.executemany(
+            "INSERT INTO item_fields(item_rowid, name, value) VALUES (?, ?, ?)",
+            [(rowid, n, v) for n, v in field_rows(item.fields)],
+        )
+        keys = []
+        for i, chunk in enumerate(w.chunks):
+            blob = None if vectors is None else vector_to_blob(vectors[i])
+            key = self._conn.execute(
+                "INSERT INTO chunks(id, item_rowid, position, text, heading_path, entities, vector) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (chunk.id, rowid, chunk.position, chunk.text, json.dumps(list(chunk.heading_path), ensure_ascii=False),
+                 json.dumps(list(chunk.entities), ensure_ascii=False), blob),
+            ).lastrowid
+            keys.append(key)
+            graph.add_mentions(self._conn, key, rowid, chunk.entities, date_ord)
+        self._conn.executemany("INSERT INTO changes(chunk_key, op) VALUES (?, ?)", [(k, OP_UPSERT) for k in keys])
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except sqlite3.IntegrityError as exc:
+            self._conn.execute("ROLLBACK")
+            raise InvalidInput(f"write rejected, nothing was stored: {exc} (chunk ids must be unique across items)")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _require_writer(self) -> None:
+        if self.read_only:
+            raise StoreError("this store was opened read-only; writes go through the writer process")
+
+    # ================================================================================ derived indexes
+
+    def _max_seq(self) -> int:
+        return int(self._conn.execute("SELECT coalesce(max(seq), 0) FROM changes").fetchone()[0])
+
+    def _changed_keys(self, since: int) -> list[int]:
+        return [k for (k,) in self._conn.execute("SELECT DISTINCT chunk_key FROM changes WHERE seq > ?", (since,))]
+
+    def _sync(self) -> None:
+        """Bring both derived indexes up to the change log (after a commit, or a reader seeing one)."""
+        if not self.read_only:
+            self._catch_up_keyword()
+        self._catch_up_vectors()
+        self._data_version = self._pragma_data_version()
+
+    def _catch_up_keyword(self) -> None:
+        top = self._max_seq()
+        if self._keyword.applied_seq > top:  # the index is ahead of the truth (a lost database): rebuild
+            self._keyword.reset()
+        if self._keyword.applied_seq == top:
+            return
+        keys = self._changed_keys(self._keyword.applied_seq)
+        for start in range(0, len(keys), _SYNC_BATCH):
+            batch = keys[start : start + _SYNC_BATCH]
+            docs = self._keyword_docs(batch)
+            present = {d.key for d in docs}
+            last = start + _SYNC_BATCH >= len(keys)
+            self._keyword.apply(top if last else self._keyword.applied_seq, [k for k in batch if k not in present], docs)
+
+    def _keyword_docs(self, keys: Sequence[int]) -> list[KeywordDoc]:
+        rows = self._conn.execute(
+            "SELECT c.key, c.text, c.heading_path, i.rowid, i.id, i.title, i.collection, i.status, "
+            "i.superseded_by IS NOT NULL, i.tenant, i.date_ord FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+            "WHERE c.key IN (SELECT value FROM json_each(?)) ORDER BY c.key",
+            (json.dumps(list(keys)),),
+        ).fetchall()
+        rowids = sorted({r[3] for r in rows})
+        terms: dict[int, list[str]] = {}
+        for rowid, name, value in self._conn.execute(
+            "SELECT item_rowid, name, value FROM item_fields WHERE item_rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps(rowids),),
+        ):
+            terms.setdefault(rowid, []).append(f"{name}{FIELD_SEP}{value}")
+        return [
+            KeywordDoc(key=key, item_id=iid, collection=coll, status=status, superseded=bool(sup), tenant=tenant,
+                       date_ord=date_ord, field_terms=tuple(terms.get(rowid, ())),
+                       terms=tuple(keyword_terms(title, json.loads(heading), text)))
+            for key, text, heading, rowid, iid, title, coll, status, sup, tenant, date_ord in rows
+        ]
+
+    def _vector_rows(self, where: str, params: Sequence[object]) -> Iterator[VectorRows]:
+        cur = self._conn.execute(
+            "SELECT c.key, c.vector, i.rowid, i.collection, i.status, i.superseded_by IS NOT NULL, i.tenant, "
+            f"i.date_ord FROM chunks c JOIN items i ON i.rowid = c.item_rowid WHERE c.vector IS NOT NULL AND {where} "
+            "ORDER BY c.key",
+            params,
+        )
+        while batch := cur.fetchmany(_LOAD_BATCH):
+            cols = list(zip(*batch))
+            yield VectorRows(
+                keys=np.asarray(cols[0], dtype=np.int64),
+                vectors=np.frombuffer(b"".join(cols[1]), dtype="<f4").reshape(len(batch), self.dim).astype(np.float32),
+                item_rowids=np.asarray(cols[2], dtype=np.int64),
+                collections=cols[3], statuses=cols[4],
+                superseded=np.asarray(cols[5], dtype=bool), tenants=cols[6],
+                date_ords=np.asarray([NO_DATE if d is None else d for d in cols[7]], dtype=np.int32),
+            )
+
+    def _load_vectors(self) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN")  # one snapshot: the rows and the seq they reflect agree
+            try:
+                seq = self._max_seq()
+                for rows in self._vector_rows("1", ()):
+                    self._vectors.append(rows)
+            finally:
+                self._conn.execute("COMMIT")
+            self._vectors.applied_seq = seq
+            self._vectors.attach_hnsw(self._changed_keys)
+
+    def _catch_up_vectors(self) -> None:
+        vi = self._vectors
+        self._conn.execute("BEGIN")
+        try:
+            top = self._max_seq()
+            if top == vi.applied_seq:
+                return
+            keys = self._changed_keys(vi.applied_seq)
+            vi.remove(keys)
+            for rows in self._vector_rows("c.key IN (SELECT value FROM json_each(?))", (json.dumps(keys),)):
+                vi.append(rows)
+            vi.applied_seq = top
+        finally:
+            self._conn.execute("COMMIT")
+        if not self.read_only:
+            vi.checkpoint()
+
+    def _pragma_data_version(self) -> int:
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _refresh(self) -> None:
+        """Readers: catch up when another connection (the writer) has committed since we last looked."""
+        if self.read_only and self._pragma_data_version() != self._data_version:
+            self._sync()
+            self._keyword.reload()
+
+    # ================================================================================ retrieval
+
+    def keyword_search(self, query: str, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        _check_page(limit, offset)
+        terms = analyze(query)
+        if not terms or limit == 0:
+            return Page(hits=(), offset=offset, has_more=False)
+        with self._lock:
+            self._refresh()
+        found = self._keyword.search(terms, filter, limit + 1, offset)
+        return page_from(self._hits(found), offset, limit)
+
+    def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        _check_page(limit, offset)
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape != (self.dim,):
+            raise InvalidInput(f"query vector has {q.size} dimensions; this store holds {self.dim}-d vectors")
+        if not np.all(np.isfinite(q)):
+            raise InvalidInput("query vector contains NaN or infinity")
+        if limit == 0:
+            return Page(hits=(), offset=offset, has_more=False)
+        with self._lock:
+            self._refresh()
+            allowed, excluded = self._item_sets(filter)
+            mask = self._vectors.mask(filter, allowed, excluded)
+            keys, scores = self._vectors.search(q, mask, offset + limit + 1)
+        found = list(zip(keys[offset:].tolist(), scores[offset:].tolist()))
+        return page_from(self._hits(found), offset, limit)
+
+    def _item_sets(self, f: SearchFilter) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Item rowids allowed by the field / item-id parts of ``f`` (``None``: no such constraint), and excluded."""
+        allowed = None
+        if f.fields or f.item_ids:
+            only = SearchFilter(fields=f.fields, item_ids=f.item_ids, statuses=("draft", "published", "archived"),
+                                include_superseded=True)
+            where, params = item_filter_sql(only)
+            allowed = np.asarray([r for (r,) in self._conn.execute(f"SELECT rowid FROM items i WHERE {where}", params)],
+                                 dtype=np.int64)
+        excluded = None
+        if f.exclude_item_ids:
+            excluded = np.asarray([r for (r,) in self._conn.execute(
+                "SELECT rowid FROM items WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(f.exclude_item_ids), ensure_ascii=False),))], dtype=np.int64)
+        return allowed, excluded
+
+    def _hits(self, found: Sequence[tuple[int, float]]) -> list[Hit]:
+        """Hydrate ``(chunk key, score)`` in one query; keys whose chunk no longer exists are dropped."""
+        if not found:
+            return []
+        with self._lock:
+            ids = dict(((k, (c, i)) for k, c, i in self._conn.execute(
+                "SELECT c.key, c.id, i.id FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE c.key IN (SELECT value FROM json_each(?))", (json.dumps([k for k, _ in found]),))))
+        return [Hit(ids[k][0], ids[k][1], s) for k, s in found if k in ids]
+
+    def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
+        """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
+        then titles merely containing it. ``LIKE`` with ``ESCAPE`` keeps ``%``, ``_`` and ``\\`` literal."""
+        needle = prefix.strip().casefold()
+        if not needle or limit <= 0:
+            return []
+        esc = like_escape(needle)
+        where, params = item_filter_sql(filter)
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT i.id, i.collection, i.title, i.url, CASE WHEN i.title_fold LIKE ? ESCAPE '\\' THEN 0 "
+                "WHEN i.title_fold LIKE ? ESCAPE '\\' THEN 1 ELSE 2 END AS tier FROM items i "
+                f"WHERE i.title_fold LIKE ? ESCAPE '\\' AND {where} ORDER BY tier, length(i.title), i.title, i.id LIMIT ?",
+                [esc + "%", "% " + esc + "%", "%" + esc + "%", *params, limit],
+            ).fetchall()
+        return [PreviewHit(i, c, t, u, tier < 2) for i, c, t, u, tier in rows]
+
+    # ================================================================================ reads
+
+    def get(self, item_id: str) -> Item | None:
+        return self.get_many([item_id]).get(item_id)
+
+    def get_many(self, item_ids: Sequence[str]) -> dict[str, Item]:
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {ITEM_COLS} FROM items i WHERE i.id IN (SELECT value FROM json_each(?))",
+                                      (json.dumps(list(item_ids), ensure_ascii=False),)).fetchall()
+        return {r[0]: item_from_row(r) for r in rows}
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {CHUNK_COLS}, {ITEM_COLS} FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps(list(chunk_ids), ensure_ascii=False),),
+            ).fetchall()
+        views = [chunk_view(r) for r in rows]
+        return {v.chunk.id: v for v in views}
+
+    def item_chunks(self, item_id: str) -> list[ChunkView]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {CHUNK_COLS}, {ITEM_COLS} FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE i.id = ? ORDER BY c.position, c.key", (item_id,),
+            ).fetchall()
+        return [chunk_view(r) for r in rows]
+
+    def item_vectors(self, item_id: str) -> np.ndarray:
+        with self._lock:
+            blobs = [b for (b,) in self._conn.execute(
+                "SELECT c.vector FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE i.id = ? AND c.vector IS NOT NULL ORDER BY c.position, c.key", (item_id,))]
+        if not blobs:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), self.dim).astype(np.float32)
+
+    def find_by_hash(self, content_hash: str, filter: SearchFilter | None = None) -> list[Item]:
+        where, params = item_filter_sql(filter)
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {ITEM_COLS} FROM items i WHERE i.content_hash = ? AND {where} "
+                                      "ORDER BY i.rowid", [content_hash, *params]).fetchall()
+        return [item_from_row(r) for r in rows]
+
+    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        with self._lock:
+            for source, iid, h in self._conn.execute(
+                "SELECT source, id, content_hash FROM items WHERE source IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(sources), ensure_ascii=False),),
+            ):
+                out.setdefault(source, {})[iid] = h
+        return out
+
+    def count(self, filter: SearchFilter | None = None) -> int:
+        where, params = item_filter_sql(filter)
+        with self._lock:
+            return int(self._conn.execute(f"SELECT count(*) FROM items i WHERE {where}", params).fetchone()[0])
+
+    def count_chunks(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def entity_edges(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[EntityEdge]:
+        with self._lock:
+            return graph.entity_edges(self._conn, entities, filter, limit)
+
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
+        with self._lock:
+            return graph.entity_chunks(self._conn, entities, filter, limit)
+
+    def top_terms(self, limit: int) -> list[tuple[str, int]]:
+        with self._lock:
+            return graph.top_terms(self._conn, limit)
+
+    # ================================================================================ metadata
+
+    def meta_get(self, key: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (_USER_META + key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def meta_set(self, key: str, value: str) -> None:
+        self._require_writer()
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_USER_META + key, value))
+
+    # ================================================================================ lifecycle
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if not self.read_only:
+                    self._vectors.checkpoint(force=True)
+            finally:
+                self._keyword.close()
+                self._conn.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _connect(path: Path, dim: int, read_only: bool) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit is durable before the derived indexes are told about it, so an index can never hold
+        # a key the database lost (keys are never reused only if the database never rolls back under us).
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-65536")  # 64 MB page cache
+        if not read_only:
+            conn.executescript(DDL)
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        version = int(meta.get("schema_version", SCHEMA_VERSION))
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(f"the store at {path.parent} has schema {version}; this groundsearch reads up to "
+                               f"{SCHEMA_VERSION}. Upgrade groundsearch.")
+        if "dim" in meta and int(meta["dim"]) != dim:
+            raise StoreError(f"the store at {path.parent} holds {meta['dim']}-d vectors; open it with dim="
+                             f"{meta['dim']} or use a new data directory for {dim}-d embeddings")
+        if not read_only and "dim" not in meta:
+            conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                             [("schema_version", str(SCHEMA_VERSION)), ("dim", str(dim))])
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"the database at {path} cannot be opened: {exc}") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if limit < 0 or offset < 0:
+        raise InvalidInput(f"limit and offset must be non-negative (got limit={limit}, offset={offset})")

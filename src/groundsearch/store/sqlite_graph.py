@@ -1,0 +1,124 @@
+"""Entity mentions and co-occurrence edges in the embedded store (the graph leg's data).
+
+``entity_pairs`` is a maintained aggregate: ``weight`` is the number of chunks in which both entities
+occur and ``last_seen`` the latest date of an item containing such a chunk. Writes adjust it
+incrementally (``+1``/``-1`` per chunk) inside the caller's transaction, so the counts are exact at every
+commit; ``last_seen`` is recomputed from ``mentions`` only when the removed item carried the maximum.
+
+Reads use the aggregate when the filter cannot exclude anything, and otherwise aggregate ``mentions``
+joined with the filtered items, so a filtered graph never leaks edges from drafts or other tenants.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import combinations
+
+from ..types import EntityEdge, SearchFilter
+from .sqlite_schema import date_from_ordinal, filter_is_everything, item_filter_sql
+
+__all__ = ["add_mentions", "entity_chunks", "entity_edges", "remove_item_mentions", "top_terms"]
+
+
+def chunk_pairs(entities: Iterable[str]) -> list[tuple[str, str]]:
+    """Unordered entity pairs of one chunk, each as ``(smaller, larger)``; duplicates collapse."""
+    return list(combinations(sorted(set(entities)), 2))
+
+
+def add_mentions(
+    conn: sqlite3.Connection, chunk_key: int, item_rowid: int, entities: Sequence[str], date_ord: int | None
+) -> None:
+    names = sorted({e for e in entities if e})
+    if not names:
+        return
+    conn.executemany(
+        "INSERT INTO mentions(chunk_key, item_rowid, entity) VALUES (?, ?, ?)",
+        [(chunk_key, item_rowid, e) for e in names],
+    )
+    conn.executemany(
+        "INSERT INTO entity_pairs(a, b, weight, last_seen) VALUES (?, ?, 1, ?) "
+        "ON CONFLICT(a, b) DO UPDATE SET weight = weight + 1, "
+        "last_seen = max(coalesce(last_seen, excluded.last_seen), coalesce(excluded.last_seen, last_seen))",
+        [(a, b, date_ord) for a, b in chunk_pairs(names)],
+    )
+
+
+def remove_item_mentions(conn: sqlite3.Connection, item_rowid: int, date_ord: int | None) -> None:
+    """Delete an item's mentions and take its chunks out of every pair weight (same transaction)."""
+    by_chunk: dict[int, list[str]] = {}
+    for key, entity in conn.execute("SELECT chunk_key, entity FROM mentions WHERE item_rowid = ?", (item_rowid,)):
+        by_chunk.setdefault(key, []).append(entity)
+    pairs: Counter[tuple[str, str]] = Counter()
+    for names in by_chunk.values():
+        pairs.update(chunk_pairs(names))
+    conn.execute("DELETE FROM mentions WHERE item_rowid = ?", (item_rowid,))
+    if not pairs:
+        return
+    conn.executemany(
+        "UPDATE entity_pairs SET weight = weight - ? WHERE a = ? AND b = ?", [(n, a, b) for (a, b), n in pairs.items()]
+    )
+    conn.executemany("DELETE FROM entity_pairs WHERE a = ? AND b = ? AND weight <= 0", list(pairs))
+    if date_ord is None:
+        return
+    for a, b in pairs:
+        row = conn.execute("SELECT last_seen FROM entity_pairs WHERE a = ? AND b = ?", (a, b)).fetchone()
+        if row is None or row[0] != date_ord:
+            continue
+        (latest,) = conn.execute(
+            "SELECT max(i.date_ord) FROM mentions m1 JOIN mentions m2 ON m2.chunk_key = m1.chunk_key AND m2.entity = ? "
+            "JOIN items i ON i.rowid = m1.item_rowid WHERE m1.entity = ?",
+            (b, a),
+        ).fetchone()
+        conn.execute("UPDATE entity_pairs SET last_seen = ? WHERE a = ? AND b = ?", (latest, a, b))
+
+
+def entity_edges(conn: sqlite3.Connection, entities: Sequence[str], f: SearchFilter, limit: int) -> list[EntityEdge]:
+    seeds = json.dumps(list(dict.fromkeys(entities)), ensure_ascii=False)
+    if limit <= 0 or not entities:
+        return []
+    if filter_is_everything(f):
+        rows = conn.execute(
+            "SELECT a, b, weight, last_seen FROM entity_pairs "
+            "WHERE a IN (SELECT value FROM json_each(?1)) OR b IN (SELECT value FROM json_each(?1)) "
+            "ORDER BY weight DESC, a, b LIMIT ?2",
+            (seeds, limit),
+        ).fetchall()
+    else:
+        where, params = item_filter_sql(f)
+        rows = conn.execute(
+            "SELECT min(m1.entity, m2.entity) AS a, max(m1.entity, m2.entity) AS b, "
+            "count(DISTINCT m1.chunk_key) AS w, max(i.date_ord) "
+            "FROM mentions m1 JOIN mentions m2 ON m2.chunk_key = m1.chunk_key AND m2.entity <> m1.entity "
+            f"JOIN items i ON i.rowid = m1.item_rowid WHERE m1.entity IN (SELECT value FROM json_each(?)) AND {where} "
+            "GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+            [seeds, *params, limit],
+        ).fetchall()
+    return [EntityEdge(a, b, float(w), date_from_ordinal(d)) for a, b, w, d in rows]
+
+
+def entity_chunks(
+    conn: sqlite3.Connection, entities: Sequence[str], f: SearchFilter, limit: int
+) -> list[tuple[str, str, str]]:
+    if limit <= 0 or not entities:
+        return []
+    where, params = item_filter_sql(f)
+    rows = conn.execute(
+        "SELECT c.id, i.id, m.entity FROM mentions m JOIN chunks c ON c.key = m.chunk_key "
+        "JOIN items i ON i.rowid = m.item_rowid "
+        f"WHERE m.entity IN (SELECT value FROM json_each(?)) AND {where} ORDER BY m.chunk_key, m.entity LIMIT ?",
+        [json.dumps(list(entities), ensure_ascii=False), *params, limit],
+    ).fetchall()
+    return [(c, i, e) for c, i, e in rows]
+
+
+def top_terms(conn: sqlite3.Connection, limit: int) -> list[tuple[str, int]]:
+    """Entities by number of mentioning chunks (the ``mentions_entity`` index makes this a covering scan)."""
+    if limit <= 0:
+        return []
+    rows = conn.execute(
+        "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT ?", (limit,)
+    ).fetchall()
+    return [(e, int(n)) for e, n in rows]

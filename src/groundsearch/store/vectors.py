@@ -1,0 +1,315 @@
+"""The derived vector index of the embedded store: exact numpy search, plus HNSW above a measured size.
+
+Why exact by default: vectors are L2-normalised float32, so cosine is one matrix-vector product. On this
+2-core machine that costs ~15 ms at 100k × 384 and ~25 ms at 200k (``bench_store.bench_vector_leg``), has
+perfect recall, and a filter is just a boolean row mask — filtered pages are always full with no
+oversampling games. Above ``exact_max`` live rows a ``usearch`` HNSW graph answers instead; filtered queries
+then scan the filtered rows exactly when few rows pass, and otherwise oversample the graph and keep
+doubling until the page is full (falling back to an exact masked scan), so a filtered page is still full
+whenever matches exist. Every returned score is recomputed exactly from the float32 matrix.
+
+Per-row metadata (item, collection, status, superseded, tenant, date) lives in parallel numpy arrays so
+turning a filter into a mask is a handful of vectorised comparisons, never a Python loop over rows.
+Field and item-id filters arrive as sets of item rowids computed in SQL by the caller.
+
+Rows are appended in chunk-key order (keys come from an ``AUTOINCREMENT`` column), so ``keys`` stays
+sorted and key → row is a binary search instead of a million-entry dict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from usearch.index import Index as HNSW
+
+from ..types import STATUSES, SearchFilter
+
+__all__ = ["NO_DATE", "VectorIndex", "VectorRows"]
+
+NO_DATE = np.iinfo(np.int32).min  # undated rows never satisfy a date bound
+_STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
+_FORMAT = 1
+# HNSW build/search knobs: M=16 neighbours, ef_construction=128, ef_search=96 gave recall@10 ≥ 0.97 on
+# random 384-d unit vectors (the hardest case; real embeddings cluster) at ~1 ms per query.
+_CONNECTIVITY = 16
+_EXPANSION_ADD = 128
+_EXPANSION_SEARCH = 96
+_SAVE_EVERY = 20_000  # unsaved HNSW changes before a checkpoint; a crash replays at most this from the log
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRows:
+    """A batch of chunk vectors with the item metadata filters need, in ascending key order."""
+
+    keys: np.ndarray  # int64
+    vectors: np.ndarray  # float32 (n, dim)
+    item_rowids: np.ndarray  # int64
+    collections: Sequence[str]
+    statuses: Sequence[str]
+    superseded: np.ndarray  # bool
+    tenants: Sequence[str]
+    date_ords: np.ndarray  # int32, NO_DATE when undated
+
+
+class VectorIndex:
+    """Chunk vectors in memory (the truth is SQLite), with an optional persisted HNSW graph."""
+
+    def __init__(self, dim: int, exact_max: int, directory: Path | None) -> None:
+        self.dim = dim
+        self.exact_max = exact_max
+        self.directory = directory
+        self.applied_seq = 0
+        self._n = 0
+        self._dead = 0
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._keys = np.zeros(0, dtype=np.int64)
+        self._item = np.zeros(0, dtype=np.int64)
+        self._coll = np.zeros(0, dtype=np.int32)
+        self._status = np.zeros(0, dtype=np.int8)
+        self._superseded = np.zeros(0, dtype=bool)
+        self._tenant = np.zeros(0, dtype=np.int32)
+        self._date = np.zeros(0, dtype=np.int32)
+        self._alive = np.zeros(0, dtype=bool)
+        self._coll_codes: dict[str, int] = {}
+        self._tenant_codes: dict[str, int] = {}
+        self._hnsw: HNSW | None = None
+        self._hnsw_seq = 0
+        self._unsaved = 0
+
+    # ---------------------------------------------------------------------------------------- size
+
+    @property
+    def live(self) -> int:
+        return self._n - self._dead
+
+    @property
+    def uses_hnsw(self) -> bool:
+        return self._hnsw is not None and self.live > self.exact_max
+
+    # ---------------------------------------------------------------------------------------- writes
+
+    def append(self, rows: VectorRows) -> None:
+        m = len(rows.keys)
+        if m == 0:
+            return
+        if self._n and int(rows.keys[0]) <= int(self._keys[self._n - 1]):
+            raise ValueError("vector rows must arrive in ascending key order")
+        self._reserve(self._n + m)
+        sl = slice(self._n, self._n + m)
+        self._matrix[sl] = rows.vectors
+        self._keys[sl] = rows.keys
+        self._item[sl] = rows.item_rowids
+        self._coll[sl] = [self._coll_codes.setdefault(c, len(self._coll_codes)) for c in rows.collections]
+        self._status[sl] = [_STATUS_CODE.get(s, -1) for s in rows.statuses]
+        self._superseded[sl] = rows.superseded
+        self._tenant[sl] = [self._tenant_codes.setdefault(t, len(self._tenant_codes)) for t in rows.tenants]
+        self._date[sl] = rows.date_ords
+        self._alive[sl] = True
+        self._n += m
+        if self._hnsw is not None:
+            self._hnsw.add(rows.keys.astype(np.uint64), rows.vectors, threads=0)
+            self._unsaved += m
+        elif self.directory is not None and self.live > self.exact_max:
+            self._build_hnsw()
+
+    def remove(self, keys: Sequence[int]) -> None:
+        rows = self._rows_of(np.asarray(keys, dtype=np.int64))
+        rows = rows[self._alive[rows]]
+        if len(rows) == 0:
+            return
+        self._alive[rows] = False
+        self._dead += len(rows)
+        if self._hnsw is not None:
+            self._hnsw.remove(self._keys[rows].astype(np.uint64))
+            self._unsaved += len(rows)
+        if self._dead > 1024 and self._dead * 4 > self._n:
+            self._compact()
+
+    def _rows_of(self, keys: np.ndarray) -> np.ndarray:
+        """Rows currently holding ``keys`` (absent keys are skipped)."""
+        return _exact_rows(self._keys[: self._n], keys)
+
+    def _reserve(self, size: int) -> None:
+        if size <= len(self._keys):
+            return
+        cap = max(size, 2 * len(self._keys), 1024)
+
+        def grow(a: np.ndarray) -> np.ndarray:
+            out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
+            out[: self._n] = a[: self._n]
+            return out
+
+        self._matrix = grow(self._matrix)
+        self._keys, self._item, self._coll = grow(self._keys), grow(self._item), grow(self._coll)
+        self._status, self._superseded = grow(self._status), grow(self._superseded)
+        self._tenant, self._date, self._alive = grow(self._tenant), grow(self._date), grow(self._alive)
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self._alive[: self._n])
+        for name in ("_matrix", "_keys", "_item", "_coll", "_status", "_superseded", "_tenant", "_date", "_alive"):
+            setattr(self, name, getattr(self, name)[keep].copy())
+        self._n, self._dead = len(keep), 0
+
+    # ---------------------------------------------------------------------------------------- HNSW
+
+    def _build_hnsw(self) -> None:
+        live = np.flatnonzero(self._alive[: self._n])
+        graph = HNSW(
+            ndim=self.dim, metric="ip", dtype="f32", connectivity=_CONNECTIVITY,
+            expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH,
+        )
+        if len(live):
+            graph.add(self._keys[live].astype(np.uint64), self._matrix[live], threads=0)
+        self._hnsw = graph
+        self._unsaved = len(live)
+
+    def attach_hnsw(self, changed_since: Callable[[int], Sequence[int]]) -> None:
+        """After loading rows from SQLite: load the saved graph and replay the change log into it.
+
+        ``changed_since(seq)`` returns chunk keys touched after ``seq``; each is removed from the graph
+        and re-added if it is live now, which is idempotent whatever state the crash left.
+        """
+        if self.directory is None or self.live <= self.exact_max:
+            return
+        state = _read_state(self.directory)
+        path = self.directory / "hnsw.usearch"
+        graph = None
+        if state.get("format") == _FORMAT and state.get("dim") == self.dim and path.exists():
+            if int(state.get("seq", 0)) <= self.applied_seq:
+                graph = HNSW.restore(str(path), view=False)
+        if graph is None:
+            self._build_hnsw()
+            self._hnsw_seq = self.applied_seq
+            return
+        keys = np.asarray(sorted(set(changed_since(int(state["seq"])))), dtype=np.int64)
+        if len(keys):
+            graph.remove(keys.astype(np.uint64))
+            rows = self._rows_of(keys)
+            rows = rows[self._alive[rows]]
+            if len(rows):
+                graph.add(self._keys[rows].astype(np.uint64), self._matrix[rows], threads=0)
+        self._hnsw = graph
+        if len(graph) != self.live:  # a graph that disagrees with the truth is rebuilt, never trusted
+            self._build_hnsw()
+        self._unsaved = len(keys)
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Persist the HNSW graph with the seq it reflects (only when it is worth the write)."""
+        if self._hnsw is None or self.directory is None or (not force and self._unsaved < _SAVE_EVERY):
+            return
+        if self._unsaved == 0:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.directory / "hnsw.usearch.tmp"
+        self._hnsw.save(str(tmp))
+        os.replace(tmp, self.directory / "hnsw.usearch")
+        _write_state(self.directory, {"format": _FORMAT, "dim": self.dim, "seq": self.applied_seq})
+        self._unsaved = 0
+
+    # ---------------------------------------------------------------------------------------- reads
+
+    def mask(
+        self,
+        f: SearchFilter,
+        allowed_items: np.ndarray | None = None,
+        excluded_items: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Boolean row mask of live rows passing ``f``; ``allowed_items``/``excluded_items`` are item rowids."""
+        n = self._n
+        m = self._alive[:n].copy()
+        codes = [_STATUS_CODE[s] for s in f.statuses if s in _STATUS_CODE]
+        m &= np.isin(self._status[:n], codes)
+        if f.collections:
+            m &= np.isin(self._coll[:n], [self._coll_codes[c] for c in f.collections if c in self._coll_codes])
+        if f.date_from is not None:
+            m &= self._date[:n] >= f.date_from.toordinal()
+        if f.date_to is not None:
+            m &= (self._date[:n] <= f.date_to.toordinal()) & (self._date[:n] != NO_DATE)
+        if not f.include_superseded:
+            m &= ~self._superseded[:n]
+        if f.tenant is not None:
+            code = self._tenant_codes.get(f.tenant)
+            m &= self._tenant[:n] == (-1 if code is None else code)
+        if allowed_items is not None:
+            m &= np.isin(self._item[:n], allowed_items)
+        if excluded_items is not None and len(excluded_items):
+            m &= ~np.isin(self._item[:n], excluded_items)
+        return m
+
+    def search(self, query: np.ndarray, mask: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` live rows passing ``mask``: ``(chunk keys, cosine scores)``, best first."""
+        allowed = int(mask.sum())
+        k = min(k, allowed)
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if self.uses_hnsw and allowed > self.exact_max:
+            found = self._search_hnsw(query, mask, k, allowed)
+            if found is not None:
+                return found
+        if allowed * 4 < self._n:
+            rows = np.flatnonzero(mask)
+            scores = self._matrix[rows] @ query
+        else:
+            rows = None
+            scores = self._matrix[: self._n] @ query
+            scores[~mask] = -np.inf
+        top = _top_k(scores, k)
+        picked = top if rows is None else rows[top]
+        return self._keys[picked].copy(), scores[top].astype(np.float32)
+
+    def _search_hnsw(self, query: np.ndarray, mask: np.ndarray, k: int, allowed: int) -> tuple[np.ndarray, np.ndarray] | None:
+        assert self._hnsw is not None
+        want = int(k * min(self.live / allowed, 64) * 1.5) + 16
+        while want <= 8 * (k + 512):
+            found = self._hnsw.search(query, min(want, self.live), threads=1)
+            rows = self._rows_of(np.asarray(found.keys, dtype=np.int64))
+            rows = rows[mask[rows]]
+            if len(rows) >= k or want >= self.live:
+                scores = self._matrix[rows] @ query
+                top = _top_k(scores, min(k, len(rows)))
+                return self._keys[rows[top]].copy(), scores[top].astype(np.float32)
+            want *= 2
+        return None  # too selective for the graph: the caller scans the masked rows exactly
+
+
+def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest scores, best first.
+
+    Ties are broken by position, including at the cut-off (argpartition alone picks arbitrary members of
+    a tie there), so a page fetched with a larger ``k`` always extends a smaller one.
+    """
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < len(scores):
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        above = np.flatnonzero(scores > kth)
+        part = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
+    else:
+        part = np.arange(len(scores))
+    order = np.lexsort((part, -scores[part]))
+    return part[order]
+
+
+def _exact_rows(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    pos = np.searchsorted(sorted_keys, keys)
+    ok = pos < len(sorted_keys)
+    pos, keys = pos[ok], keys[ok]
+    return pos[sorted_keys[pos] == keys]
+
+
+def _read_state(directory: Path) -> dict[str, int]:
+    try:
+        return json.loads((directory / "applied.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(directory: Path, state: dict[str, int]) -> None:
+    tmp = directory / "applied.json.tmp"
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, directory / "applied.json")
