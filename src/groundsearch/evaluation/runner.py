@@ -1,0 +1,352 @@
+"""Run retrievers over a BEIR dataset and score them: the engine behind ``groundsearch eval``.
+
+The corpus goes through the product's own ingest path (a records collection, one chunk per document) into
+a cached data directory keyed by the corpus bytes and the embedder's ``model_id``, so a second run with the
+same data and model skips ingest. Each retriever then answers every evaluated query through
+``Engine.plan`` + ``Engine.retrieve`` at depth 100 — the code path users hit — with wall-clock latency per
+query.
+
+``bm25s`` is the independent baseline: a different BM25 implementation fed exactly the terms the store
+indexes for each chunk (:func:`groundsearch.store.text.keyword_terms`) and the distinct query terms the
+store searches for, with the same k1 and b, so "our BM25 is within 0.01 nDCG of bm25s" compares the
+keyword engines and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInput
+from ..models.base import Embedder
+from ..settings import Settings, load_settings
+from ..types import CollectionSpec, FieldSpec, SearchRequest
+from .datasets import BeirDataset
+from .metrics import dedupe, mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+__all__ = [
+    "DEPTH",
+    "PROFILES",
+    "RETRIEVERS",
+    "Bm25sBaseline",
+    "EvalReport",
+    "Progress",
+    "RetrieverScores",
+    "default_cache_root",
+    "eval_collection",
+    "open_eval_engine",
+    "run_eval",
+    "score_rankings",
+]
+
+# Depth of every ranking: the issue evaluates at k = 100 (metrics only look at the top 10, but recall-style
+# follow-ups and fusion need the deeper list, and latency is measured for the page size users can ask for).
+DEPTH = 100
+COLLECTION = "beir"
+# Bump when the way a dataset is ingested changes, so stale cached indexes are not reused.
+CACHE_FORMAT = 1
+
+PROFILES: Mapping[str, str] = {"bm25": "keyword", "dense": "vector", "hybrid": "rrf", "weighted": "weighted"}
+RETRIEVERS: tuple[str, ...] = (*PROFILES, "bm25s")
+
+# progress(task, done, total): task is "ingest" or a retriever name
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverScores:
+    ndcg10: float
+    recall5: float
+    recall10: float
+    mrr10: float
+    p50_ms: float
+    p95_ms: float
+
+    def as_json(self) -> dict[str, float]:
+        return {
+            "ndcg@10": round(self.ndcg10, 4),
+            "recall@5": round(self.recall5, 4),
+            "recall@10": round(self.recall10, 4),
+            "mrr@10": round(self.mrr10, 4),
+            "p50_ms": round(self.p50_ms, 2),
+            "p95_ms": round(self.p95_ms, 2),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvalReport:
+    dataset: str
+    queries: int
+    embedder: str
+    results: Mapping[str, RetrieverScores]
+    rankings: Mapping[str, Mapping[str, tuple[str, ...]]]  # retriever -> query id -> doc ids, best first
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "queries": self.queries,
+            "embedder": self.embedder,
+            "results": {name: s.as_json() for name, s in self.results.items()},
+        }
+
+
+def score_rankings(
+    rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], latencies_ms: Sequence[float]
+) -> RetrieverScores:
+    """Mean metrics over the evaluated queries; a query with no ranking counts as all zeros."""
+    qids = list(qrels)
+    n = len(qids) or 1
+
+    def mean(fn: Callable[[Sequence[str], Mapping[str, int]], float]) -> float:
+        return sum(fn(list(rankings.get(q, ())), qrels[q]) for q in qids) / n
+
+    return RetrieverScores(
+        ndcg10=mean(lambda r, q: ndcg_at_k(r, q, 10)),
+        recall5=mean(lambda r, q: recall_at_k(r, q, 5)),
+        recall10=mean(lambda r, q: recall_at_k(r, q, 10)),
+        mrr10=mean(lambda r, q: mrr_at_k(r, q, 10)),
+        p50_ms=percentile(latencies_ms, 50),
+        p95_ms=percentile(latencies_ms, 95),
+    )
+
+
+# ---- the cached index ---------------------------------------------------------------------------------
+
+
+def eval_collection(dataset: BeirDataset) -> CollectionSpec:
+    """The records collection a BEIR corpus maps onto: one item (one chunk) per document, id from ``_id``.
+
+    A corpus with untitled documents gets no title template (a ``{title}`` template makes the title
+    required); the ingest path then titles such a document by its id.
+    """
+    titled = all(d.title.strip() for d in dataset.corpus)
+    return CollectionSpec(
+        name=COLLECTION,
+        kind="records",
+        description=f"BEIR corpus {dataset.name}",
+        fields=(FieldSpec("_id", "keyword"), FieldSpec("title", "text"), FieldSpec("text", "text")),
+        title_template="{title}" if titled else None,
+        text_fields=("text",),
+        id_field="_id",
+    )
+
+
+def default_cache_root() -> Path:
+    return Path.home() / ".cache" / "groundsearch" / "eval"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def cache_dir_for(root: Path, dataset: BeirDataset, model_id: str) -> Path:
+    return root / f"{_slug(dataset.name)}-{dataset.content_hash[:16]}-{_slug(model_id)}-v{CACHE_FORMAT}"
+
+
+class _CountingEmbedder:
+    """Delegates to an embedder and reports passages embedded: the ingest pipeline reports per file, and a
+    BEIR corpus is one file, so this is where progress during the slow part comes from."""
+
+    def __init__(self, inner: Embedder, on_passages: Callable[[int], None]) -> None:
+        self._inner = inner
+        self._on_passages = on_passages
+        self.dim = inner.dim
+        self.model_id = inner.model_id
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        out = self._inner.embed_passages(texts)
+        self._on_passages(len(texts))
+        return out
+
+
+def _settings(base: Settings | None, data_dir: Path, embedder_name: str, spec: CollectionSpec) -> Settings:
+    base = base or load_settings(env={})
+    return base.model_copy(update={
+        "data_dir": data_dir, "database_url": None, "embedder": embedder_name, "collections": (spec,),
+        "default_collection": spec.name, "domains": {},
+    })
+
+
+def open_eval_engine(
+    dataset: BeirDataset,
+    *,
+    embedder_name: str = "minilm",
+    embedder: Embedder | None = None,
+    base_settings: Settings | None = None,
+    cache_root: Path | None = None,
+    progress: Progress | None = None,
+) -> Any:  # -> Engine (imported lazily: the CLI's --help must not import the store)
+    """An engine over the dataset's corpus, ingesting it first unless the cache already holds it."""
+    from ..engine import Engine
+    from ..models.factory import build_embedder
+
+    spec = eval_collection(dataset)
+    probe = _settings(base_settings, Path("."), embedder_name, spec)
+    embedder = embedder or build_embedder(probe)
+    data_dir = cache_dir_for(cache_root or default_cache_root(), dataset, embedder.model_id)
+    settings = _settings(base_settings, data_dir, embedder_name, spec)
+    marker = data_dir / "complete.json"
+    if marker.is_file():
+        return Engine.open(settings, embedder=embedder)
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    total = len(dataset.corpus)
+    done = 0
+
+    def count(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress("ingest", min(done, total), total)
+
+    engine = Engine.open(settings, embedder=_CountingEmbedder(embedder, count))
+    try:
+        report = engine.ingest([dataset.corpus_file], spec.name)
+        if report.errors:
+            raise InvalidInput(f"ingesting {dataset.corpus_file} failed: {report.errors[0][1]}",
+                               details={"errors": [list(e) for e in report.errors]})
+        marker.write_text(json.dumps({
+            "dataset": dataset.name, "content_hash": dataset.content_hash, "model_id": embedder.model_id,
+            "items": engine.store.count(), "seconds": round(report.seconds, 1),
+        }))
+    except BaseException:
+        engine.close()
+        raise
+    engine.close()
+    return Engine.open(settings, embedder=embedder)
+
+
+# ---- retrievers ---------------------------------------------------------------------------------------
+
+
+def doc_id_of(item: Any) -> str:
+    """The BEIR id of a retrieved item: its ``_id`` field (item ids carry a collection prefix)."""
+    value = item.fields.get("_id")
+    return str(value) if value is not None else item.id.split(":", 1)[-1]
+
+
+def _run_profile(engine: Any, profile: str, queries: Mapping[str, str],
+                 progress: Callable[[int], None]) -> tuple[dict[str, tuple[str, ...]], list[float]]:
+    rankings: dict[str, tuple[str, ...]] = {}
+    latencies: list[float] = []
+    first = next(iter(queries.values()), None)
+    if first is not None:  # warm-up: lazy loads (model session, index readers) are not query latency
+        engine.retrieve(engine.plan(SearchRequest(query=first, limit=DEPTH, profile=profile)))
+    for i, (qid, text) in enumerate(queries.items(), start=1):
+        t = time.perf_counter()
+        evidence = engine.retrieve(engine.plan(SearchRequest(query=text, limit=DEPTH, profile=profile)))
+        latencies.append((time.perf_counter() - t) * 1000)
+        rankings[qid] = tuple(dedupe(doc_id_of(h.item) for h in evidence.hits))
+        progress(i)
+    return rankings, latencies
+
+
+class Bm25sBaseline:
+    """bm25s over exactly the chunks and terms the store indexed, scoring distinct query terms."""
+
+    def __init__(self, chunk_terms: Sequence[Sequence[str]], chunk_docs: Sequence[str]) -> None:
+        import bm25s
+
+        from ..store.text import BM25_B, BM25_K1
+
+        self.docs = list(chunk_docs)
+        self.index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method="lucene")
+        self.index.index([list(t) for t in chunk_terms], show_progress=False)
+
+    @classmethod
+    def from_engine(cls, engine: Any, dataset: BeirDataset) -> Bm25sBaseline:
+        from ..ingest.ids import record_id
+        from ..store.text import keyword_terms
+
+        terms: list[list[str]] = []
+        docs: list[str] = []
+        for doc in dataset.corpus:
+            for view in engine.store.item_chunks(record_id(COLLECTION, doc.id, "")):
+                terms.append(keyword_terms(view.item.title, view.chunk.heading_path, view.chunk.text))
+                docs.append(doc.id)
+        if not terms:
+            raise InvalidInput(f"the cached index for {dataset.name} holds no chunks; delete it and re-run")
+        return cls(terms, docs)
+
+    def search(self, query: str, k: int = DEPTH) -> list[str]:
+        """Doc ids of the top-k chunks with a positive score (the store returns only matching chunks too)."""
+        from ..store.text import analyze
+
+        terms = [t for t in dict.fromkeys(analyze(query)) if t in self.index.vocab_dict]
+        if not terms:
+            return []
+        scores = self.index.get_scores(terms)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]
+        return dedupe(self.docs[i] for i in top if scores[i] > 0)
+
+
+def _run_bm25s(baseline: Bm25sBaseline, queries: Mapping[str, str],
+               progress: Callable[[int], None]) -> tuple[dict[str, tuple[str, ...]], list[float]]:
+    rankings: dict[str, tuple[str, ...]] = {}
+    latencies: list[float] = []
+    for i, (qid, text) in enumerate(queries.items(), start=1):
+        t = time.perf_counter()
+        rankings[qid] = tuple(baseline.search(text))
+        latencies.append((time.perf_counter() - t) * 1000)
+        progress(i)
+    return rankings, latencies
+
+
+def parse_retrievers(spec: str | Sequence[str]) -> tuple[str, ...]:
+    names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec) if n.strip()]
+    unknown = [n for n in names if n not in RETRIEVERS]
+    if unknown or not names:
+        raise InvalidInput(f"unknown retriever(s) {unknown}; choose from {', '.join(RETRIEVERS)}",
+                           details={"field": "retrievers", "value": unknown})
+    return tuple(dict.fromkeys(names))
+
+
+def run_eval(
+    dataset: BeirDataset,
+    retrievers: Sequence[str],
+    *,
+    embedder_name: str = "minilm",
+    embedder: Embedder | None = None,
+    base_settings: Settings | None = None,
+    cache_root: Path | None = None,
+    limit_queries: int | None = None,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Ingest (or reuse) the corpus, run each retriever over the evaluated queries, score them."""
+    names = parse_retrievers(retrievers)
+    if limit_queries is not None and limit_queries < 1:
+        raise InvalidInput("--limit-queries must be at least 1", details={"field": "limit_queries"})
+    data = dataset.limited(limit_queries)
+    report = progress or (lambda task, done, total: None)
+    engine = open_eval_engine(data, embedder_name=embedder_name, embedder=embedder, base_settings=base_settings,
+                              cache_root=cache_root, progress=report)
+    results: dict[str, RetrieverScores] = {}
+    all_rankings: dict[str, Mapping[str, tuple[str, ...]]] = {}
+    total = len(data.queries)
+    try:
+        for name in names:
+            report(name, 0, total)
+            tick = (lambda n, name=name: report(name, n, total))
+            if name == "bm25s":
+                rankings, latencies = _run_bm25s(Bm25sBaseline.from_engine(engine, data), data.queries, tick)
+            else:
+                rankings, latencies = _run_profile(engine, PROFILES[name], data.queries, tick)
+            results[name] = score_rankings(rankings, data.qrels, latencies)
+            all_rankings[name] = rankings
+        model_id = engine.embedder.model_id
+    finally:
+        engine.close()
+    return EvalReport(dataset=data.name, queries=total, embedder=model_id, results=results, rankings=all_rankings)
+
