@@ -206,7 +206,8 @@ def test_query_syntax_in_user_text_is_never_syntax(store: Store, query: str) -> 
 
 
 def test_operators_become_plain_terms(store: Store) -> None:
-    store.upsert([write("n", "this is not a drill"), write("o", "nothing here")])
+    # Titles are indexed too, so they must not contain "title" (the default "Title n" would match "title:drill").
+    store.upsert([write("n", "this is not a drill", title="N"), write("o", "nothing here", title="O")])
     assert kw_ids(store, "NOT") == ["n"]  # the word, not the operator
     assert kw_ids(store, "drill*") == ["n"]
     assert kw_ids(store, "title:drill") == ["n"]  # "title" and "drill" as words
