@@ -1,0 +1,230 @@
+"""The intent cascade: rules → prototype embeddings → LLM; the first tier that clears its gate wins.
+
+Why a cascade: most requests say what they want in plain words ("as a table", "research papers"), which
+rules decide in microseconds; paraphrases fall to a nearest-prototype lookup (one embedding); only the
+rest pay for an LLM. Fields the rules decided from an explicit cue are kept whichever tier answers — a
+literal "as a table" outranks a model's guess, and an instruction hidden in the request cannot argue
+with it. When the LLM is absent or fails, the most confident lower-tier intent is used and
+``degraded`` says why; classification never raises for model trouble.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import EmbeddingFailed, InvalidInput, InvalidQuery, ModelError
+from ...models.base import LLM, Embedder
+from ...models.llm import load_prompt, models_of
+from ...settings import Settings
+from ...types import MAX_QUERY_CHARS, Hints, Intent
+from .cache import IntentCache, build_intent_cache, cache_key
+from .llm_tier import LLMTier
+from .prototypes import PrototypeIndex, PrototypeMatch
+from .rules import DomainVocab, RuleResult, classify_rules
+from .schema import domain_names
+
+__all__ = ["Classification", "IntentCascade", "merge_with_rules"]
+
+log = logging.getLogger(__name__)
+
+COMPARED_FIELDS = ("format", "chart_subtype", "domains", "complexity")
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    intent: Intent
+    cache_hit: bool
+    model: str | None
+    latency_ms: dict[str, float]
+    degraded: tuple[str, ...]
+
+
+def _consistent(values: dict[str, Any]) -> dict[str, Any]:
+    """A chart always has a subtype (bar when unsaid); nothing else has one; the pattern follows the fields."""
+    if values["format"] == "chart":
+        values["chart_subtype"] = values.get("chart_subtype") or "bar"
+    else:
+        values["chart_subtype"] = None
+    if values["format"] == "graph":
+        values["retrieval_pattern"] = "kg"
+    elif values.get("retrieval_pattern") != "kg":
+        if values["comparison_targets"]:
+            values["retrieval_pattern"] = "hybrid"
+        else:
+            values["retrieval_pattern"] = "agentic" if len(values["domains"]) >= 2 else "pipeline"
+    return values
+
+
+def merge_with_rules(rules: RuleResult, other: dict[str, Any], *, tier: str, confidence: float) -> Intent:
+    """``other``'s fields, except those the rules decided from explicit cues (those win)."""
+    values = {**rules.intent.model_dump(), **other}
+    base = rules.intent
+    if "format" in rules.decided:
+        values["format"], values["chart_subtype"] = base.format, base.chart_subtype
+    for name in ("domains", "complexity", "horizon_days", "comparison_targets"):
+        if name in rules.decided:
+            values[name] = getattr(base, name)
+    if base.topic_keywords:
+        values["topic_keywords"] = base.topic_keywords
+    values.update(tier=tier, confidence=round(min(1.0, max(0.0, confidence)), 4))
+    return Intent.model_validate(_consistent(values))
+
+
+def _prototype_intent(rules: RuleResult, match: PrototypeMatch) -> Intent:
+    proto = match.prototype
+    fields = {"format": proto.format, "chart_subtype": proto.chart_subtype, "domains": match.domains,
+              "complexity": proto.complexity}
+    return merge_with_rules(rules, fields, tier="prototypes", confidence=match.cosine)
+
+
+class IntentCascade:
+    """``classify(query, hints)`` → :class:`Classification`. Thread-safe; build one per engine."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        llm: LLM | None,
+        *,
+        cache: IntentCache | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self.domains = domain_names(settings)
+        self.vocab = DomainVocab(self.domains)
+        self._embedder = embedder
+        self._data_dir = data_dir if data_dir is not None else settings.data_dir
+        self._prototypes: PrototypeIndex | None = None
+        self._proto_lock = threading.Lock()
+        self.cache = cache if cache is not None else build_intent_cache(
+            settings.redis_url, settings.intent.cache_size, settings.intent.cache_ttl_s
+        )
+        self.llm_tier: LLMTier | None = None
+        if llm is not None:
+            self.llm_tier = LLMTier(
+                models_of(llm), self.domains, load_prompt("intent", settings.llm.prompts_version),
+                max_tokens=settings.llm.max_tokens, request_token_budget=settings.llm.request_token_budget,
+            )
+        self._shadow: ThreadPoolExecutor | None = None
+
+    # -- tiers ---------------------------------------------------------------------------------------
+
+    def prototypes(self) -> PrototypeIndex:
+        with self._proto_lock:
+            if self._prototypes is None:
+                self._prototypes = PrototypeIndex(self._embedder, data_dir=self._data_dir)
+            return self._prototypes
+
+    def _classify_uncached(self, query: str) -> tuple[Intent, str | None, dict[str, float], list[str]]:
+        latency: dict[str, float] = {}
+        degraded: list[str] = []
+        t = time.perf_counter()
+        rules = classify_rules(query, self.vocab)
+        latency["rules"] = (time.perf_counter() - t) * 1000
+        if rules.confidence >= self.settings.intent.rules_threshold:
+            return rules.intent, None, latency, degraded
+
+        candidates = [rules.intent]
+        t = time.perf_counter()
+        try:
+            match = self.prototypes().nearest(query, self.vocab)
+        except (EmbeddingFailed, ModelError) as exc:
+            degraded.append(f"intent prototypes unavailable: {exc.message}")
+        else:
+            proto_intent = _prototype_intent(rules, match)
+            candidates.append(proto_intent)
+            if match.cosine >= self.settings.intent.prototype_threshold:
+                latency["prototypes"] = (time.perf_counter() - t) * 1000
+                return proto_intent, None, latency, degraded
+        latency["prototypes"] = (time.perf_counter() - t) * 1000
+
+        if self.llm_tier is not None:
+            t = time.perf_counter()
+            outcome = self.llm_tier.classify(query)
+            latency["llm"] = (time.perf_counter() - t) * 1000
+            degraded.extend(outcome.degraded)
+            if outcome.intent is not None:
+                produced = outcome.intent.model_dump(exclude={"tier", "confidence"})
+                intent = merge_with_rules(rules, produced, tier="llm", confidence=outcome.intent.confidence)
+                return intent, outcome.model, latency, degraded
+        else:
+            degraded.append("intent: no LLM configured; best of tiers 1-2 used below its confidence gate")
+        best = max(candidates, key=lambda i: i.confidence)
+        if self.llm_tier is not None:
+            degraded.append(f"intent: LLM tier failed; fell back to tier {best.tier}")
+        return best, None, latency, degraded
+
+    # -- public --------------------------------------------------------------------------------------
+
+    def _apply_hints(self, intent: Intent, hints: Hints | None) -> Intent:
+        if hints is None:
+            return intent
+        values = intent.model_dump()
+        if hints.domain is not None:
+            if hints.domain not in self.domains:
+                raise InvalidInput(
+                    f"hints.domain {hints.domain!r} is not a configured domain; use one of {list(self.domains)}",
+                    details={"field": "hints.domain"},
+                )
+            values["domains"] = (hints.domain,)
+        if hints.horizon_days is not None:
+            values["horizon_days"] = hints.horizon_days
+        if hints.format is not None and hints.format != intent.format:
+            values["format"], values["chart_subtype"] = hints.format, None
+        if hints.domain is not None or hints.format is not None:
+            values["retrieval_pattern"] = "pipeline" if values["retrieval_pattern"] == "agentic" else values[
+                "retrieval_pattern"]
+        return Intent.model_validate(_consistent(values))
+
+    def classify(self, query: str, hints: Hints | None = None) -> Classification:
+        """Classify ``query``; hints (domain, horizon_days, format) override the corresponding fields."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidQuery("query is empty; type what you are looking for")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidQuery(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+        key = cache_key(query, hints, self.domains)
+        t = time.perf_counter()
+        cached = self.cache.get(key)
+        if cached is not None:
+            return Classification(cached, True, None, {"cache": (time.perf_counter() - t) * 1000}, ())
+        intent, model, latency, degraded = self._classify_uncached(query)
+        intent = self._apply_hints(intent, hints)
+        self.cache.put(key, intent)
+        if self.settings.intent.shadow and self.llm_tier is not None and intent.tier != "llm":
+            self._shadow_compare(query, intent)
+        return Classification(intent, False, model, latency, tuple(degraded))
+
+    # -- shadow mode ---------------------------------------------------------------------------------
+
+    def _shadow_compare(self, query: str, winner: Intent) -> None:
+        """Run tier 3 in the background and log where it disagrees; the user's answer never waits or changes."""
+        if self._shadow is None:
+            self._shadow = ThreadPoolExecutor(max_workers=1, thread_name_prefix="intent-shadow")
+        tier = self.llm_tier
+        assert tier is not None
+
+        def run() -> None:
+            outcome = tier.classify(query)
+            if outcome.intent is None:
+                log.info("intent shadow: llm gave no intent for %r (%s)", query, "; ".join(outcome.degraded))
+                return
+            diffs = {
+                f: (getattr(winner, f), getattr(outcome.intent, f))
+                for f in COMPARED_FIELDS
+                if getattr(winner, f) != getattr(outcome.intent, f)
+            }
+            if diffs:
+                log.warning("intent shadow disagreement (%s vs llm) on %r: %s", winner.tier, query, diffs)
+
+        self._shadow.submit(run)
+
+    def close(self) -> None:
+        if self._shadow is not None:
+            self._shadow.shutdown(wait=True)
+            self._shadow = None
