@@ -1,0 +1,173 @@
+"""The FastAPI app factory: ``create_app(engine, settings)`` wires routes, auth, limits, errors and the web page.
+
+The app holds no retrieval logic and no module-level state: everything lives on the instance (``app.state.gs``),
+so tests and workers can build as many independent apps as they like.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ...engine import Engine
+from ...errors import ConfigError
+from ...settings import Settings
+from .auth import KeyStore, keys_path
+from .deps import ApiState
+from .errors import ErrorBody, error_response, install_error_handlers
+from .ratelimit import RateLimiter
+from .routes_items import UPLOAD_MAX_BYTES
+from .routes_items import router as items_router
+from .routes_search import router as search_router
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("groundsearch.api")
+
+_ERRORS = {
+    400: "invalid input (`VALIDATION_FAILED` with `details.fields`, or `INGEST_FAILED`)",
+    401: "no or invalid API key (`UNAUTHENTICATED`)",
+    403: "the key's role does not allow this (`FORBIDDEN`)",
+    404: "not found (`NOT_FOUND`)",
+    413: "body larger than the configured limit (`PAYLOAD_TOO_LARGE`)",
+    429: "rate limit exceeded (`RATE_LIMITED`, with `Retry-After`)",
+    500: "unexpected error; message redacted, `details.request_id` logged (`INTERNAL`)",
+    503: "the embedder or store cannot run (`EMBEDDING_FAILED`, `STORE_UNAVAILABLE`); no partial results",
+}
+
+
+class BodyLimit:
+    """Reject bodies over the limit before they are read (Content-Length) or while they stream (chunked).
+
+    Runs outside FastAPI so an oversized body never reaches the JSON parser. Uploads to ``/api/items`` get
+    their own, larger limit.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_bytes: int) -> None:
+        self.app, self.max_bytes, self.upload_bytes = app, max_bytes, upload_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})["request_id"] = uuid.uuid4().hex[:16]
+        limit = self.upload_bytes if scope["path"] == "/api/items" else self.max_bytes
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            response = error_response(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes",
+                                      {"max_bytes": limit})
+            await response(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise ValueError(f"the request body exceeds {limit} bytes")
+            return message
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", []).append((b"x-request-id", scope["state"]["request_id"].encode()))
+            await send(message)
+
+        await self.app(scope, limited, send_with_id)
+
+
+def _web_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "web"
+
+
+def _plotly_js() -> Path | None:
+    """The charting library comes from the pinned ``plotly`` wheel's package data, not from this repository."""
+    try:
+        path = Path(str(importlib.resources.files("plotly") / "package_data" / "plotly.min.js"))
+    except ModuleNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeyStore | None = None) -> FastAPI:
+    """Build the HTTP app over an open ``engine``. The caller owns the engine and closes it.
+
+    ``settings`` defaults to ``engine.settings``. With ``settings.api.local_mode`` false, API keys are read from
+    ``keys`` or the keys file (``api.keys_file``, default ``<data_dir>/api-keys.json``).
+    """
+    settings = settings or engine.settings
+    if not settings.api.local_mode:
+        keys = keys or KeyStore(keys_path(settings))
+    else:
+        keys = None
+    app = FastAPI(
+        title="groundsearch",
+        summary="Search a mixed knowledge base and answer in the shape asked, grounded in stored evidence.",
+        version=_version(),
+        responses={code: {"model": ErrorBody, "description": text} for code, text in _ERRORS.items()},
+    )
+    app.state.gs = ApiState(engine=engine, settings=settings, keys=keys, limiter=RateLimiter(settings))
+    install_error_handlers(app)
+    app.include_router(search_router)
+    app.include_router(items_router)
+    _mount_web(app)
+    _publish_openapi_without_422(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes,
+                       upload_bytes=max(UPLOAD_MAX_BYTES, settings.api.max_body_bytes))
+    return app
+
+
+def _mount_web(app: FastAPI) -> None:
+    web = _web_dir()
+    if not (web / "index.html").is_file():
+        raise ConfigError(f"the web page is missing from the installation ({web}); reinstall groundsearch")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(web / "index.html", headers={"Cache-Control": "no-cache"})
+
+    plotly = _plotly_js()
+    if plotly is not None:
+        @app.get("/static/vendor/plotly.min.js", include_in_schema=False)
+        def plotly_js() -> FileResponse:
+            return FileResponse(plotly, media_type="text/javascript",
+                                headers={"Cache-Control": "public, max-age=86400"})
+
+    app.mount("/static", StaticFiles(directory=web / "static"), name="static")
+
+
+def _publish_openapi_without_422(app: FastAPI) -> None:
+    """Validation errors are 400s here, so drop FastAPI's default 422 entries from the published document."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            for path in schema.get("paths", {}).values():
+                for op in path.values():
+                    op.get("responses", {}).pop("422", None)
+            schemas = schema.get("components", {}).get("schemas", {})
+            schemas.pop("HTTPValidationError", None)
+            schemas.pop("ValidationError", None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("groundsearch")
+    except PackageNotFoundError:
+        return "0"

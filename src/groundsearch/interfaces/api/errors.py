@@ -1,0 +1,131 @@
+"""The one place the exception tree becomes HTTP: status codes and the ``{error: {code, message, details}}`` body.
+
+Every error response the API sends goes through :func:`error_response`, so clients parse one shape. Unexpected
+exceptions become a 500 whose message is redacted (internals never leak) but carries the request id that was
+logged with the traceback, so an operator can find it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ...errors import (
+    AuthError,
+    EmbeddingFailed,
+    Forbidden,
+    GroundsearchError,
+    IngestError,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    StoreUnavailable,
+)
+
+__all__ = ["ErrorBody", "ErrorDetail", "error_response", "install_error_handlers", "status_for"]
+
+log = logging.getLogger("groundsearch.api")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    details: dict[str, Any] = {}
+
+
+class ErrorBody(BaseModel):
+    """Every non-2xx JSON response has this shape."""
+
+    error: ErrorDetail
+
+
+_HTTP_CODES = {400: "VALIDATION_FAILED", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
+               405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE",
+               429: "RATE_LIMITED", 503: "UNAVAILABLE"}
+
+
+def status_for(exc: GroundsearchError) -> int:
+    if isinstance(exc, (InvalidInput, IngestError)):
+        return 400
+    if isinstance(exc, Forbidden):
+        return 403
+    if isinstance(exc, AuthError):
+        return 401
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, RateLimited):
+        return 429
+    if isinstance(exc, (EmbeddingFailed, StoreUnavailable)):
+        return 503
+    return 500
+
+
+def error_response(status: int, code: str, message: str, details: dict[str, Any] | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    body = ErrorBody(error=ErrorDetail(code=code, message=message, details=details or {}))
+    return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
+
+
+def request_id(request: Request) -> str:
+    return getattr(request.state, "request_id", "-")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+def validation_details(errors: Any) -> dict[str, Any]:
+    """Pydantic/FastAPI errors → ``{"fields": [{field, message, type}]}`` naming each offending field."""
+    fields = []
+    for e in errors:
+        loc = [str(p) for p in e.get("loc", ())]
+        fields.append({"field": ".".join(loc), "message": e.get("msg", "invalid"), "type": e.get("type", "")})
+    return {"fields": fields}
+
+
+def install_error_handlers(app: Any) -> None:
+    async def on_domain(request: Request, exc: GroundsearchError) -> JSONResponse:
+        status = status_for(exc)
+        if status == 500:
+            return await on_unexpected(request, exc)
+        headers = None
+        if isinstance(exc, RateLimited):
+            headers = {"Retry-After": str(max(1, int(exc.retry_after + 0.999)))}
+        code = "VALIDATION_FAILED" if isinstance(exc, InvalidInput) else exc.code
+        return error_response(status, code, exc.message, _jsonable(exc.details), headers)
+
+    async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(400, "VALIDATION_FAILED", "the request is invalid; see details.fields",
+                              _jsonable(validation_details(exc.errors())))
+
+    async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        message = exc.detail if isinstance(exc.detail, str) else code.lower().replace("_", " ")
+        details: dict[str, Any] = {}
+        if exc.status_code == 400:  # FastAPI's body parser: undecodable bytes (e.g. invalid UTF-8)
+            message, details = "the request body is not valid UTF-8 JSON", {"fields": [
+                {"field": "body", "message": "cannot be decoded as UTF-8 JSON", "type": "body_decode"}]}
+        return error_response(exc.status_code, code, message, details, headers=getattr(exc, "headers", None))
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        rid = request_id(request)
+        log.error("unhandled error in %s %s (request id %s)", request.method, request.url.path, rid, exc_info=exc)
+        return error_response(500, "INTERNAL", f"internal error; quote request id {rid} to the operator",
+                              {"request_id": rid})
+
+    app.add_exception_handler(GroundsearchError, on_domain)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_unexpected)

@@ -1,0 +1,55 @@
+"""Per-key rate limits: in-process by default, shared through Redis when ``GROUNDSEARCH_REDIS_URL`` is set.
+
+The counting itself is the ``limits`` library's moving window (exact, no burst at window edges, and atomic in
+Redis through its Lua scripts), so every API worker pointed at the same Redis enforces one budget per key.
+This module only decides *what* is limited: one bucket per (key id, endpoint family).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from limits import RateLimitItemPerMinute, storage, strategies
+
+from ...errors import ConfigError, RateLimited
+from ...settings import Settings
+
+__all__ = ["Bucket", "RateLimiter"]
+
+Bucket = Literal["search", "preview"]
+
+
+class RateLimiter:
+    def __init__(self, settings: Settings) -> None:
+        self._items = {
+            "search": RateLimitItemPerMinute(settings.api.search_per_minute),
+            "preview": RateLimitItemPerMinute(settings.api.preview_per_minute),
+        }
+        if settings.redis_url:
+            if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
+                raise ConfigError("GROUNDSEARCH_REDIS_URL must start with redis://, rediss:// or unix://")
+            # "limits" selects its Redis storage from the URL scheme; key_prefix keeps our counters apart
+            # from anything else living in the same Redis database.
+            self._storage: storage.Storage = storage.storage_from_string(
+                settings.redis_url, key_prefix="groundsearch-rl", wrap_exceptions=True)
+            self.backend = "redis"
+        else:
+            self._storage = storage.MemoryStorage()
+            self.backend = "memory"
+        self._limiter = strategies.MovingWindowRateLimiter(self._storage)
+
+    def check(self, bucket: Bucket, key_id: str) -> None:
+        """Count one request against ``key_id``'s ``bucket``; raise ``RateLimited`` when the budget is spent."""
+        item = self._items[bucket]
+        if self._limiter.hit(item, bucket, key_id):
+            return
+        reset = self._limiter.get_window_stats(item, bucket, key_id).reset_time
+        retry = max(1.0, reset - time.time())
+        raise RateLimited(
+            f"rate limit of {item.amount} {bucket} requests per minute exceeded; retry in {retry:.0f}s",
+            retry_after=retry, details={"bucket": bucket, "limit_per_minute": item.amount},
+        )
+
+    def reset(self) -> None:
+        self._storage.reset()

@@ -1,0 +1,158 @@
+"""Item endpoints (ingest an uploaded file or JSON records, get, delete, similar) and API-key management.
+
+Uploads are kept under ``<data_dir>/uploads/<tenant>/<file name>`` rather than a temporary path: ingest is
+incremental by source, so uploading a changed file with the same name updates its items instead of adding copies.
+Tenant isolation: a scoped key sees another tenant's item as *not found*, never as forbidden, so ids do not leak.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+
+from ...errors import IngestError, InvalidInput, NotFound
+from ...types import Item
+from .auth import Principal
+from .deps import requires, state
+from .models import (
+    IngestOut,
+    ItemOut,
+    KeyCreatedOut,
+    KeyCreateIn,
+    KeyOut,
+    RecordsIn,
+    SimilarItem,
+    SimilarOut,
+    clamp,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api")
+
+UPLOAD_MAX_BYTES = 32 * 1024 * 1024  # a large PDF; anything bigger belongs in `groundsearch ingest`
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _visible(item: Item, who: Principal) -> bool:
+    return who.tenant is None or item.tenant == who.tenant
+
+
+def _get_visible(request: Request, item_id: str, who: Principal) -> Item:
+    item = state(request).engine.get(item_id)
+    if not _visible(item, who):
+        raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
+    return item
+
+
+def _upload_dir(request: Request, who: Principal) -> Path:
+    tenant = _SAFE_NAME.sub("-", who.tenant) if who.tenant else "_local"
+    path = state(request).settings.data_dir / "uploads" / (tenant or "_default")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _ingest(request: Request, path: Path, shown_as: str, collection: str | None, who: Principal) -> IngestOut:
+    report = state(request).engine.ingest([path], collection, tenant=who.tenant or "")
+    # Server paths never reach the client: errors name the uploaded file instead.
+    errors = [{"source": shown_as, "message": m.replace(str(path), shown_as)} for _, m in report.errors]
+    out = IngestOut(added=report.added, updated=report.updated, unchanged=report.unchanged, deleted=report.deleted,
+                    chunks_written=report.chunks_written, errors=errors, seconds=round(report.seconds, 3))
+    if errors and not (report.added or report.updated or report.unchanged):
+        path.unlink(missing_ok=True)
+        raise IngestError(f"nothing could be ingested from {shown_as}: {errors[0]['message']}",
+                          details={"errors": errors})
+    return out
+
+
+@router.post("/items", response_model=IngestOut, tags=["items"])
+async def ingest_file(
+    request: Request,
+    file: Annotated[UploadFile, File(description="a document (md, txt, html, pdf) or records (json, jsonl, csv)")],
+    collection: Annotated[str | None, Form(max_length=100)] = None,
+    who: Principal = Depends(requires("editor")),
+) -> IngestOut:
+    """Ingest one uploaded file. Idempotent: uploading the same file again changes nothing."""
+    name = _SAFE_NAME.sub("-", Path(file.filename or "").name).strip(".-")[:120]
+    if not name or "." not in name:
+        raise InvalidInput("the upload needs a file name with an extension (e.g. notes.md, releases.jsonl)",
+                           details={"field": "file"})
+    data = await file.read(UPLOAD_MAX_BYTES + 1)
+    if len(data) > UPLOAD_MAX_BYTES:
+        raise InvalidInput(f"the file is larger than {UPLOAD_MAX_BYTES} bytes; use `groundsearch ingest`",
+                           details={"field": "file", "max_bytes": UPLOAD_MAX_BYTES})
+    path = _upload_dir(request, who) / name
+    await run_in_threadpool(path.write_bytes, data)
+    return await run_in_threadpool(_ingest, request, path, name, collection, who)
+
+
+@router.post("/items/records", response_model=IngestOut, tags=["items"])
+def ingest_records(request: Request, body: RecordsIn, who: Principal = Depends(requires("editor"))) -> IngestOut:
+    """Ingest JSON records into a records collection (fields as configured for it)."""
+    text = "\n".join(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in body.records) + "\n"
+    name = f"records-{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
+    path = _upload_dir(request, who) / name
+    path.write_text(text, encoding="utf-8")
+    return _ingest(request, path, name, body.collection, who)
+
+
+@router.get("/items/{item_id}", response_model=ItemOut, tags=["items"])
+def get_item(request: Request, item_id: str, who: Principal = Depends(requires("viewer"))) -> ItemOut:
+    return ItemOut.of(_get_visible(request, item_id, who))
+
+
+@router.delete("/items/{item_id}", status_code=204, tags=["items"])
+def delete_item(request: Request, item_id: str, who: Principal = Depends(requires("editor"))) -> None:
+    """Delete an item and every trace of it (keyword index, vectors, graph)."""
+    _get_visible(request, item_id, who)
+    state(request).engine.delete(item_id)
+
+
+@router.get("/items/{item_id}/similar", response_model=SimilarOut, tags=["items"])
+def similar_items(request: Request, item_id: str, limit: int = 10,
+                  who: Principal = Depends(requires("viewer"))) -> SimilarOut:
+    """Nearest items by embedding (likely duplicates flagged) and exact duplicates by content hash."""
+    engine = state(request).engine
+    _get_visible(request, item_id, who)
+    from ...types import SearchFilter
+
+    hits = engine.similar(item_id, limit=clamp(limit, 1, 100), filter=SearchFilter(tenant=who.tenant))
+    exact = [i.id for i in engine.duplicates(item_id) if _visible(i, who)]
+    return SimilarOut(item_id=item_id, exact_duplicates=exact, similar=[
+        SimilarItem(id=h.item.id, collection=h.item.collection, title=h.item.title, url=h.item.url,
+                    cosine=round(h.cosine, 6), likely_duplicate=h.likely_duplicate) for h in hits])
+
+
+# ---- API keys (admin) ---------------------------------------------------------------------------
+
+
+def _keys(request: Request) -> Any:
+    keys = state(request).keys
+    if keys is None:
+        raise InvalidInput("the server runs in local mode without API keys; start it with local_mode = false",
+                           details={"field": "local_mode"})
+    return keys
+
+
+@router.get("/keys", response_model=list[KeyOut], tags=["keys"])
+def list_keys(request: Request, who: Principal = Depends(requires("admin"))) -> list[KeyOut]:
+    return [KeyOut(id=r.id, role=r.role, tenant=r.tenant, label=r.label, created_at=r.created_at)
+            for r in _keys(request).records()]
+
+
+@router.post("/keys", response_model=KeyCreatedOut, status_code=201, tags=["keys"])
+def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(requires("admin"))) -> KeyCreatedOut:
+    record, key = _keys(request).create(body.role, tenant=body.tenant, label=body.label)
+    return KeyCreatedOut(id=record.id, role=record.role, tenant=record.tenant, label=record.label,
+                         created_at=record.created_at, key=key)
+
+
+@router.delete("/keys/{key_id}", status_code=204, tags=["keys"])
+def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> None:
+    _keys(request).revoke(key_id)

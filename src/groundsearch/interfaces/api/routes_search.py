@@ -1,0 +1,118 @@
+"""Search, streaming search, typeahead, suggestions, health and cache: thin calls into ``Engine``."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from sse_starlette import EventSourceResponse
+
+from ...types import MAX_QUERY_CHARS, Profile, SearchResponse
+from .auth import Principal
+from .deps import requires, state
+from .models import PREVIEW_MAX, CacheClearOut, HealthOut, PreviewItem, PreviewOut, SearchBody, SuggestionsOut, clamp
+from .sse import first_event, sse_events
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api")
+
+_SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The search response as JSON, or with `stream=true` a `text/event-stream` of stage events "
+                       "(`intent`, `plan`, `keyword`, `vector`, `results`, `table`, `chart`, `timeline`, `graph`, "
+                       "`unsupported-format`, `low-confidence`, `prose`, `error`) ending with "
+                       "`complete {total_latency_ms}`.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+}
+StreamFlag = Annotated[bool, Query(description="answer with Server-Sent Events instead of JSON")]
+
+
+async def _run(request: Request, body: SearchBody, who: Principal, stream: bool) -> Any:
+    engine = state(request).engine
+    if not stream:
+        return await run_in_threadpool(engine.search, body, tenant=who.tenant)
+    started = time.perf_counter()
+    events = engine.stream(body, tenant=who.tenant)
+    first = await first_event(events)
+    return EventSourceResponse(sse_events(events, first, started, getattr(request.state, "request_id", "-")),
+                               ping=15)
+
+
+@router.post("/search", response_model=SearchResponse, responses=_SEARCH_RESPONSES, tags=["search"])
+async def search(request: Request, body: SearchBody, stream: StreamFlag = False,
+                 who: Principal = Depends(requires("viewer", "search"))) -> Any:
+    """Search: intent, prose with citations, structured results and evidence. `?stream=true` for SSE."""
+    return await _run(request, body, who, stream)
+
+
+@router.post("/intelligent-search", response_model=SearchResponse, responses=_SEARCH_RESPONSES, tags=["search"])
+async def intelligent_search(request: Request, body: SearchBody, stream: StreamFlag = False,
+                             who: Principal = Depends(requires("viewer", "search"))) -> Any:
+    """The same handler as `POST /api/search` (kept for clients of the older name): same body, same response."""
+    return await _run(request, body, who, stream)
+
+
+@router.get("/search", response_model=SearchResponse, responses=_SEARCH_RESPONSES, tags=["search"])
+async def search_get(
+    request: Request,
+    q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the query")],
+    stream: StreamFlag = False,
+    limit: int = 20,
+    offset: Annotated[int, Query(ge=0, le=10_000)] = 0,
+    collection: Annotated[list[str] | None, Query(description="restrict to collections (repeatable)")] = None,
+    profile: Profile = "rrf",
+    who: Principal = Depends(requires("viewer", "search")),
+) -> Any:
+    """`POST /api/search` as a GET with query parameters, so an `EventSource` can open the stream."""
+    try:
+        body = SearchBody(query=q, limit=limit, offset=offset, collections=collection or None, profile=profile)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("query", "q" if e["loc"][:1] == ("query",) else e["loc"][0])}
+                                      for e in exc.errors(include_url=False)]) from exc
+    return await _run(request, body, who, stream)
+
+
+@router.get("/search/preview", response_model=PreviewOut, tags=["search"])
+def preview(
+    request: Request,
+    q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="what the user has typed so far")] = "",
+    limit: Annotated[int, Query(description="clamped to 1–20")] = 8,
+    who: Principal = Depends(requires("viewer", "preview")),
+) -> PreviewOut:
+    """Cheap lexical typeahead on titles (no embedding): title matches first. Wildcards in `q` are literal."""
+    hits = state(request).engine.preview(q, limit=clamp(limit, 1, PREVIEW_MAX), tenant=who.tenant)
+    return PreviewOut(query=q, items=[PreviewItem(item_id=h.item_id, collection=h.collection, title=h.title,
+                                                  url=h.url, title_match=h.title_match) for h in hits])
+
+
+@router.get("/search/suggestions", response_model=SuggestionsOut, tags=["search"])
+def suggestions(request: Request, limit: Annotated[int, Query(description="clamped to 1–50")] = 10,
+                who: Principal = Depends(requires("viewer"))) -> SuggestionsOut:
+    """Popular topics. Fails soft: an empty list rather than an error, since the page works without them."""
+    try:
+        return SuggestionsOut(suggestions=list(state(request).engine.suggestions(clamp(limit, 1, 50))))
+    except Exception:
+        return SuggestionsOut(suggestions=[])
+
+
+@router.get("/search/health", response_model=HealthOut, tags=["operations"])
+def health(request: Request) -> HealthOut:
+    """Liveness plus what is loaded. Open without a key so load balancers can probe it."""
+    s = state(request)
+    return HealthOut(**{**s.engine.health(), "rate_limits": s.limiter.backend,
+                        "auth": "local" if s.keys is None else "api-keys"})
+
+
+@router.post("/search/cache/clear", response_model=CacheClearOut, tags=["operations"])
+def cache_clear(request: Request, who: Principal = Depends(requires("admin"))) -> CacheClearOut:
+    """Drop the engine's caches (intent, answers). Admin only."""
+    engine = state(request).engine
+    clear = getattr(engine, "clear_caches", None)
+    cleared = clear() if callable(clear) else {}
+    return CacheClearOut(cleared=dict(cleared or {}))
