@@ -121,7 +121,8 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
             f"deleted {result.deleted}; {result.chunks_written} chunks in {result.seconds:.1f}s"
         )
         for path, message in result.errors:
-            err.print(f"[red]failed[/] {path}: {message}", highlight=False)
+            where = "" if Path(path).name in message else f"{path}: "
+            err.print(f"[red]failed[/] {where}{message}", highlight=False)
     if result.errors:
         sys.exit(1)
 
@@ -268,3 +269,158 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
     out.print(table)
     if exact:
         out.print("exact duplicates: " + ", ".join(i.id for i in exact), highlight=False)
+
+
+# ---------------------------------------------------------------------------------------------- eval / bench
+
+
+@main.command("eval")
+@click.option("--dataset", "dataset_dir", required=True, type=click.Path(file_okay=False),
+              help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")
+@click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
+              help="Comma-separated: bm25, dense, hybrid, weighted, bm25s (independent BM25 baseline).")
+@click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
+@click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="Where ingested eval corpora are cached (default ~/.cache/groundsearch/eval).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+@handles_errors
+def eval_command(ctx: click.Context, dataset_dir: str, retrievers: str, embedder_name: str,
+                 limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
+    """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    from ..evaluation.console import eval_table, progress_bars
+    from ..evaluation.datasets import load_beir
+    from ..evaluation.runner import run_eval
+
+    dataset = load_beir(dataset_dir)
+    with progress_bars(err) as progress:
+        report = run_eval(dataset, retrievers.split(","), embedder_name=embedder_name, base_settings=settings_from(ctx),
+                          cache_root=Path(cache_dir) if cache_dir else None, limit_queries=limit_queries,
+                          progress=progress)
+    if as_json:
+        click.echo(json.dumps(report.as_json()))
+    else:
+        out.print(eval_table(report))
+
+
+@main.command()
+@click.option("--suite", default="all", show_default=True,
+              help="Comma-separated: keyword, vector, scaling, ingest, memory, or all.")
+@click.option("--sizes", default="10000,100000", show_default=True, help="Chunk counts for the scaling suite.")
+@click.option("--dataset", "dataset_dir", type=click.Path(file_okay=False), default=None,
+              help="SciFact in BEIR layout (default ../shared/datasets/beir_scifact when present).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+@handles_errors
+def bench(ctx: click.Context, suite: str, sizes: str, dataset_dir: str | None, as_json: bool) -> None:
+    """Speed side by side in one process: keyword vs bm25s, vector vs numpy, scaling, ingest, memory."""
+    from ..evaluation.bench import run_bench
+    from ..evaluation.console import bench_table, progress_bars
+
+    with progress_bars(err) as progress:
+        result = run_bench(suite, sizes, dataset_dir=dataset_dir, base_settings=settings_from(ctx), progress=progress)
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        for name, figures in result["suites"].items():
+            out.print(bench_table(name, figures))
+
+
+# ---------------------------------------------------------------------------------------------- serve, mcp, keys
+
+
+@main.command()
+@click.option("--host", help="Interface to bind (default: settings api.host, 127.0.0.1).")
+@click.option("--port", type=click.IntRange(0, 65535), help="Port (default: settings api.port, 8000; 0 picks one).")
+@click.option("--require-keys", is_flag=True, help="Turn local mode off: every request needs an API key.")
+@click.pass_context
+@handles_errors
+def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: bool) -> None:
+    """Serve the HTTP API and the web page; prints the URL once the port is bound."""
+    import socket
+
+    import uvicorn
+
+    from .api import create_app
+
+    settings = settings_from(ctx)
+    if require_keys:
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": False})})
+    host = host or settings.api.host
+    port = settings.api.port if port is None else port
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from exc
+    bound = sock.getsockname()[1]
+    with open_engine(ctx) as engine:
+        app = create_app(engine, settings)
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        click.echo(f"groundsearch serving on http://{shown}:{bound}/ "
+                   f"({'local mode, no API keys' if settings.api.local_mode else 'API keys required'}) "
+                   f"- Ctrl+C to stop", err=False)
+        sys.stdout.flush()
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+@main.command()
+@click.pass_context
+@handles_errors
+def mcp(ctx: click.Context) -> None:
+    """Serve the MCP `find` tool over stdio (for MCP clients such as desktop assistants)."""
+    from .mcp_server import run_stdio
+
+    run_stdio(settings_from(ctx))
+
+
+@main.group()
+def keys() -> None:
+    """Manage API keys (stored hashed in the keys file; used when local mode is off)."""
+
+
+def _key_store(ctx: click.Context) -> Any:
+    from .api.auth import KeyStore, keys_path
+
+    return KeyStore(keys_path(settings_from(ctx)))
+
+
+@keys.command("create")
+@click.option("--role", type=click.Choice(["viewer", "editor", "admin"]), required=True)
+@click.option("--tenant", default="", help="Tenant the key is scoped to (its searches see only this tenant).")
+@click.option("--label", default="", help="A note to recognise the key by.")
+@click.pass_context
+@handles_errors
+def keys_create(ctx: click.Context, role: str, tenant: str, label: str) -> None:
+    """Create a key and print it once (only its hash is stored)."""
+    store = _key_store(ctx)
+    record, key = store.create(role, tenant=tenant, label=label)
+    err.print(f"created key {record.id} ({record.role}, tenant {record.tenant!r}) in {store.path}; "
+              f"it is shown only now:", highlight=False)
+    click.echo(key)
+
+
+@keys.command("list")
+@click.pass_context
+@handles_errors
+def keys_list(ctx: click.Context) -> None:
+    """List keys (ids, roles, tenants; never the keys themselves)."""
+    table = Table(title="API keys")
+    for col in ("id", "role", "tenant", "label", "created"):
+        table.add_column(col)
+    for r in _key_store(ctx).records():
+        table.add_row(r.id, r.role, r.tenant, r.label, r.created_at)
+    out.print(table)
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@click.pass_context
+@handles_errors
+def keys_revoke(ctx: click.Context, key_id: str) -> None:
+    """Revoke a key by id; requests using it fail with 401 from then on."""
+    _key_store(ctx).revoke(key_id)
+    err.print(f"revoked {key_id}")
