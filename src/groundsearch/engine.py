@@ -46,6 +46,7 @@ class Engine:
         self.embedder = embedder
         self.llm = llm
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections)
+        self._answer: Any = None  # the answer pipeline, built on first search (answer.pipeline.AnswerPipeline)
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -203,31 +204,32 @@ class Engine:
         return self.retriever.retrieve(plan)
 
     def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
-        plan = self.plan(request, tenant=tenant)
-        evidence = self.retrieve(plan)
-        return SearchResponse(
-            query=plan.query,
-            results=tuple(evidence_out(h) for h in evidence.hits),
-            has_more=evidence.has_more,
-            offset=plan.offset,
-            diagnostics=Diagnostics(latency_ms=dict(evidence.latency_ms), plan=plan_dict(plan)),
-        )
+        from .answer.pipeline import fold
+
+        return fold(self.stream(request, tenant=tenant))
+
+    def answer_pipeline(self) -> Any:
+        """The one orchestrator (classify → plan → retrieve → normalize → synthesize → audit), built once."""
+        if self._answer is None:
+            from functools import partial
+
+            from .answer.pipeline import AnswerPipeline
+            from .models.llm import load_prompt
+            from .query.intent.cascade import IntentCascade
+
+            cascade = IntentCascade(self.settings, self.embedder, self.llm)
+            self._answer = AnswerPipeline(self.settings, self.retriever, cascade, llm=self.llm,
+                                          load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
+        return self._answer
 
     def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """The same search as :meth:`search`, as the sequence of stage events; ``search`` is their fold.
 
-        A consumer that stops iterating (a client that disconnected) stops the remaining stages.
+        Events: ``intent``, ``plan``, ``keyword``/``vector``, one per structured result kind, ``results``,
+        ``prose``, ``complete`` (with diagnostics). A consumer that stops iterating (a client that
+        disconnected) stops the remaining stages.
         """
-        plan = self.plan(request, tenant=tenant)
-        yield Event("plan", plan_dict(plan))
-        evidence = self.retrieve(plan)
-        for leg in ("keyword", "vector"):
-            if leg in evidence.latency_ms:
-                ranked = [h for h in evidence.hits if any(ls.leg == leg for ls in h.legs)]
-                yield Event(leg, {"count": len(ranked), "latency_ms": evidence.latency_ms[leg]})
-        yield Event("results", {"results": [evidence_out(h).model_dump(mode="json") for h in evidence.hits],
-                                "has_more": evidence.has_more, "offset": plan.offset})
-        yield Event("complete", {"latency_ms": dict(evidence.latency_ms)})
+        yield from self.answer_pipeline().run(request, tenant=tenant)
 
     def suggestions(self, limit: int = 10) -> list[str]:
         """Popular topics: the most-mentioned entities. Fails soft to an empty list."""

@@ -134,18 +134,21 @@ def plan_retrieval(
     if intent.complexity == "complex":
         k = min(k * COMPLEX_K_FACTOR, MAX_K_PER_LEG)
     reasons.append(f"k per leg {k} ({intent.complexity})")
-    rewrite = REWRITE_BY_COMPLEXITY[intent.complexity]
-    if rewrite == "multi_query" and not (intent.comparison_targets or len(intent.topic_keywords) > 1):
-        rewrite = "prf"  # nothing to split the question on
-    if legs == ("vector",):
-        rewrite = "none"  # expansion terms only help the keyword leg
-    reasons.append(f"rewrite {rewrite}")
     merge: MergeRule = "fused_score"
     if pattern == "agentic" and (horizon or RECENCY_WORDS.search(query)):
         merge = "recency"
         reasons.append("merge by recency (the request asks for latest / trends)")
     elif pattern == "agentic":
         reasons.append("merge by fused score")
+    rewrite = REWRITE_BY_COMPLEXITY[intent.complexity]
+    why = intent.complexity
+    if rewrite == "multi_query" and len(intent.comparison_targets) < 2:
+        rewrite, why = "prf", "complex, but no two targets to split the question on"
+    if legs == ("vector",):
+        rewrite, why = "none", "expansion terms only help the keyword leg"
+    elif merge == "recency" and rewrite != "none":
+        rewrite, why = "none", "results are ordered by recency, so a relevance re-fusion would be undone"
+    reasons.append(f"rewrite {rewrite} ({why})")
     gate = request.threshold if request.threshold is not None else settings.retrieval.gate_threshold
     reasons.append(f"gate threshold {gate:g}" + (" (from the request)" if request.threshold is not None else ""))
 

@@ -24,7 +24,7 @@ from .fusion import Fused, reciprocal_rank_fusion
 from .graph import graph_hits
 from .scoring import signals, weighted_score
 
-__all__ = ["Retriever"]
+__all__ = ["Retriever", "interleave_by_recency"]
 
 
 class Retriever:
@@ -200,7 +200,7 @@ class Retriever:
                 if kept is None or hit.score > kept.score:
                     merged[hit.item.id] = hit
         if plan.merge == "recency":
-            order = _interleave_by_recency(plan.collections, merged.values())
+            order = interleave_by_recency(plan.collections, merged.values())
         else:
             order = sorted(merged.values(), key=lambda h: (-h.score, h.chunk.id))
         window = tuple(order[plan.offset : plan.offset + plan.limit])
@@ -215,7 +215,7 @@ class Retriever:
         )
 
 
-def _interleave_by_recency(collections: Sequence[str], hits: Iterable[EvidenceHit]) -> list[EvidenceHit]:
+def interleave_by_recency(collections: Sequence[str], hits: Iterable[EvidenceHit]) -> list[EvidenceHit]:
     """Union by recency, taken in turns: each collection's hits newest first, then round-robin.
 
     A single global date sort lets the collection with the newest dates starve the others (releases

@@ -1,0 +1,289 @@
+"""The one orchestrator: classify → plan → retrieve → gate → normalize → synthesize → audit, as events.
+
+Streaming and JSON share this code path: :meth:`AnswerPipeline.run` yields ``Event``s as each stage
+finishes, and :func:`fold` turns that sequence into the ``SearchResponse`` (so the JSON answer is, by
+construction, what a streaming client saw). A stage that fails degrades the answer and says so in
+``diagnostics.degraded``; only bad input (``InvalidInput``) and a failed embedder (``EmbeddingFailed``)
+propagate, because the caller must know (HTTP 400 / 503) and a partial answer would mislead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import TypeAdapter
+
+from ..errors import EmbeddingFailed, InvalidInput
+from ..models.base import LLM
+from ..query.filters import validate_query
+from ..query.gate import GateOutcome, judge
+from ..query.planner import plan_retrieval
+from ..query.retrieve import Retriever, interleave_by_recency
+from ..query.rewrite import fuse_evidence, prf_terms, reformulate, sub_queries
+from ..settings import Settings
+from ..types import (
+    Diagnostics,
+    Event,
+    Evidence,
+    EvidenceOut,
+    Hints,
+    Intent,
+    Prose,
+    RetrievalPlan,
+    SearchRequest,
+    SearchResponse,
+    StructuredResult,
+    Tier,
+)
+from .audit import audit
+from .normalize import normalize
+from .synthesize import synthesize
+
+__all__ = ["AnswerPipeline", "Classifier", "fold"]
+
+_RESULT = TypeAdapter(StructuredResult)
+_PASSTHROUGH = (InvalidInput, EmbeddingFailed)
+
+
+class Classifier(Protocol):
+    """What the pipeline needs of the intent cascade (``query.intent.cascade.IntentCascade``)."""
+
+    def classify(self, query: str, hints: Hints | None) -> Any:
+        """Returns a value with ``intent``, ``cache_hit``, ``model``, ``latency_ms``, ``degraded``."""
+        ...
+
+
+@dataclass
+class _Run:
+    """Per-request bookkeeping (never shared between requests)."""
+
+    started: float = field(default_factory=time.perf_counter)
+    latency: dict[str, float] = field(default_factory=dict)
+    degraded: list[str] = field(default_factory=list)
+    tier: Tier | None = None
+    cache_hit: bool = False
+    model: str | None = None
+
+    def lap(self, stage: str, since: float) -> None:
+        self.latency[stage] = round((time.perf_counter() - since) * 1000, 3)
+
+
+def _fallback_intent(hints: Hints | None) -> Intent:
+    """What is known without the cascade: the caller's hints, nothing guessed."""
+    if hints is None:
+        return Intent(tier="hint")
+    return Intent(domains=(hints.domain,) if hints.domain else (), format=hints.format or "default",
+                  horizon_days=hints.horizon_days, tier="hint")
+
+
+class AnswerPipeline:
+    """Runs one request end to end. Holds only long-lived collaborators; per-request state is local."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        retriever: Retriever,
+        classifier: Classifier,
+        *,
+        llm: LLM | None = None,
+        load_prompt: Callable[[str], str] | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+    ) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.classifier = classifier
+        self.llm = llm
+        self.load_prompt = load_prompt
+        self.today = today
+        self.specs = {c.name: c for c in settings.collections}
+
+    # ---- stages ---------------------------------------------------------------------------------
+
+    def _classify(self, query: str, hints: Hints | None, run: _Run) -> Intent:
+        t = time.perf_counter()
+        try:
+            c = self.classifier.classify(query, hints)
+            intent = c.intent
+            run.tier, run.cache_hit, run.model = intent.tier, bool(c.cache_hit), c.model
+            run.degraded.extend(c.degraded)
+            for stage, ms in dict(c.latency_ms).items():
+                run.latency[f"classify.{stage}"] = ms
+        except _PASSTHROUGH:
+            raise
+        except Exception as exc:  # the cascade failed as a whole: answer from the hints alone
+            intent = _fallback_intent(hints)
+            run.tier = intent.tier
+            run.degraded.append(f"classify: intent cascade failed ({type(exc).__name__}: {exc}); used hints only")
+        run.lap("classify", t)
+        return intent
+
+    def _retrieve(self, plan: RetrievalPlan, run: _Run, stage: str) -> Evidence:
+        try:
+            evidence = self.retriever.retrieve(plan)
+        except _PASSTHROUGH:
+            raise
+        except Exception as exc:  # the store failed: an empty, clearly-labelled answer instead of a 500
+            run.degraded.append(f"{stage}: retrieval failed ({type(exc).__name__}: {exc}); no results")
+            return Evidence(plan=plan, hits=(), has_more=False)
+        run.degraded.extend(evidence.degraded)
+        return evidence
+
+    def _relax_horizon(self, plan: RetrievalPlan, evidence: Evidence, request: SearchRequest, run: _Run) -> Evidence:
+        """A horizon the intent guessed ("latest") must not empty a collection the user asked for: such a
+        collection is searched again without the date bound, and the answer says so."""
+        if plan.filter.date_from is None or (request.filters and "date_from" in request.filters):
+            return evidence
+        planned = plan.collections or tuple(self.specs)
+        present = {h.item.collection for h in evidence.hits}
+        empty = tuple(c for c in planned if c not in present)
+        if not empty or (not plan.collections and present):
+            return evidence
+        relaxed_plan = dataclasses.replace(
+            plan, collections=empty, pattern="agentic" if len(empty) > 1 else "pipeline",
+            filter=dataclasses.replace(plan.filter, date_from=None, collections=empty), offset=0)
+        relaxed = self._retrieve(relaxed_plan, run, "retrieve.relaxed")
+        if not relaxed.hits:
+            return evidence
+        room = math.ceil(plan.limit * len(empty) / len(planned))
+        kept = evidence.hits[: plan.limit - min(room, len(relaxed.hits))]
+        run.degraded.append(
+            f"retrieve: nothing in {', '.join(empty)} since {plan.filter.date_from.isoformat()}; "
+            f"showing its best matches from any date")
+        hits = kept + relaxed.hits[:room]
+        if plan.merge == "recency":
+            hits = tuple(interleave_by_recency(planned, hits))
+        return dataclasses.replace(evidence, hits=hits, has_more=evidence.has_more or relaxed.has_more)
+
+    def _rewrite(self, plan: RetrievalPlan, intent: Intent, evidence: Evidence, run: _Run) -> Evidence:
+        if plan.rewrite == "none" or plan.offset:
+            return evidence
+        t = time.perf_counter()
+        runs = [evidence]
+        if plan.rewrite == "prf":
+            terms = prf_terms(plan.query, evidence.hits)
+            if terms:
+                expanded = f"{plan.query} {' '.join(terms)}"
+                runs.append(self._retrieve(dataclasses.replace(plan, query=expanded, legs=("keyword",),
+                                                               profile="keyword"), run, "rewrite.prf"))
+        elif plan.rewrite == "multi_query":
+            for sub in sub_queries(intent, plan.query):
+                runs.append(self._retrieve(dataclasses.replace(plan, query=sub), run, "rewrite.multi_query"))
+        run.lap("rewrite", t)
+        if len(runs) == 1:
+            return evidence
+        hits = fuse_evidence(runs, k=plan.rrf_k, limit=plan.limit)
+        return dataclasses.replace(evidence, hits=hits, has_more=any(r.has_more for r in runs))
+
+    def _gate(self, plan: RetrievalPlan, intent: Intent, evidence: Evidence, run: _Run) -> tuple[Evidence, GateOutcome]:
+        """Reformulate once when the best evidence is below the gate; if that fails too, keep the better
+        of the two and let normalize say "low confidence" over the broader results."""
+        outcome = judge(evidence.hits, plan.gate_threshold)
+        if outcome.passed:
+            return evidence, outcome
+        retry = reformulate(intent, plan.query)
+        if retry is None:
+            return evidence, outcome
+        t = time.perf_counter()
+        second = self._retrieve(dataclasses.replace(plan, query=retry), run, "gate.reformulate")
+        run.lap("gate.reformulate", t)
+        again = judge(second.hits, plan.gate_threshold)
+        if again.passed:
+            run.degraded.append(f"gate: reformulated the query as {retry!r} (the original found nothing relevant)")
+            return second, again
+        if again.best_score > outcome.best_score:
+            return second, again
+        return evidence, outcome
+
+    # ---- the orchestrator -----------------------------------------------------------------------
+
+    def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+        from ..engine import evidence_out, plan_dict  # the engine's shared presenters (imported late: no cycle)
+
+        run = _Run()
+        query = validate_query(request.query)
+        intent = self._classify(query, request.hints, run)
+        yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
+                               "cache_hit": run.cache_hit, "model": run.model})
+
+        t = time.perf_counter()
+        plan = plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today())
+        run.lap("plan", t)
+        yield Event("plan", plan_dict(plan))
+
+        t = time.perf_counter()
+        evidence = self._retrieve(plan, run, "retrieve")
+        for stage, ms in evidence.latency_ms.items():
+            run.latency[f"retrieve.{stage}"] = ms
+        evidence = self._relax_horizon(plan, evidence, request, run)
+        evidence = self._rewrite(plan, intent, evidence, run)
+        evidence, gate = self._gate(plan, intent, evidence, run)
+        run.lap("retrieve", t)
+        for leg in ("keyword", "vector"):
+            if leg in plan.legs:
+                count = sum(1 for h in evidence.hits if any(ls.leg == leg for ls in h.legs))
+                ms = max((v for k, v in evidence.latency_ms.items() if k == leg or k.endswith(f".{leg}")), default=0.0)
+                yield Event(leg, {"count": count, "latency_ms": ms})
+
+        t = time.perf_counter()
+        try:
+            results = normalize(intent, evidence.hits, self.specs, collections=plan.collections, gate=gate,
+                                topic=" ".join(intent.topic_keywords[:4]))
+        except Exception as exc:  # structured results are extra: the results list still answers
+            results = []
+            run.degraded.append(f"normalize: failed ({type(exc).__name__}: {exc}); no structured results")
+        run.lap("normalize", t)
+        for result in results:
+            yield Event(result.kind, result.model_dump(mode="json"))
+        yield Event("results", {"results": [evidence_out(h).model_dump(mode="json") for h in evidence.hits],
+                                "has_more": evidence.has_more, "offset": plan.offset})
+
+        t = time.perf_counter()
+        try:
+            synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
+                                   load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens)
+            run.degraded.extend(synthesis.degraded)
+            prose = synthesis.prose
+        except Exception as exc:
+            prose = Prose(mode="none")
+            run.degraded.append(f"synthesize: failed ({type(exc).__name__}: {exc}); no prose")
+        run.lap("synthesize", t)
+        t = time.perf_counter()
+        report = audit(prose, evidence.hits)
+        run.degraded.extend(f"audit: {f}" for f in report.failures)
+        run.lap("audit", t)
+        yield Event("prose", report.prose.model_dump(mode="json"))
+
+        run.lap("total", run.started)
+        diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
+                                  latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan))
+        yield Event("complete", {"total_latency_ms": run.latency["total"],
+                                 "diagnostics": diagnostics.model_dump(mode="json")})
+
+
+def fold(events: Iterable[Event]) -> SearchResponse:
+    """The ``SearchResponse`` a sequence of pipeline events describes (the JSON answer is this fold)."""
+    body: dict[str, Any] = {"structured_results": []}
+    for event in events:
+        data = event.data
+        if event.name == "intent":
+            body["intent"] = Intent.model_validate(data["intent"])
+        elif event.name == "plan":
+            body["query"] = data["query"]
+            body["offset"] = data["offset"]
+        elif event.name in ("table", "chart", "timeline", "graph", "unsupported-format", "low-confidence"):
+            body["structured_results"].append(_RESULT.validate_python(dict(data)))
+        elif event.name == "results":
+            body["results"] = tuple(EvidenceOut.model_validate(r) for r in data["results"])
+            body["has_more"] = data["has_more"]
+        elif event.name == "prose":
+            body["prose"] = Prose.model_validate(data)
+        elif event.name == "complete":
+            body["diagnostics"] = Diagnostics.model_validate(data["diagnostics"])
+    body["structured_results"] = tuple(body["structured_results"])
+    return SearchResponse(**body)
