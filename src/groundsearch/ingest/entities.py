@@ -4,13 +4,14 @@ The graph leg only needs names that recur across chunks so co-occurrence edges m
 patterns catch most of those in technical and news text without a model:
 
 * capitalised multi-word phrases ("Reciprocal Rank Fusion", "New York Times"), leading articles dropped;
+* a single capitalised word *inside* a sentence ("works with Tantivy"), where capitals mark a name;
 * product-looking single tokens: inner capitals (PostgreSQL, OpenAI, pgVector), letters mixed with
   digits (GPT-4, Llama-3.1, Qwen2.5, BM25), acronyms of 2–6 capitals (HNSW, RRF);
 * values of a record's ``keyword``/``list`` fields (product, authors, venue), which are entities by
   declaration.
 
-A single capitalised word alone ("Search", "Today") is *not* taken: sentence-initial words would flood the
-graph. Names are normalised (NFKC, casefold, whitespace collapsed) so "OpenAI" and "openai" meet.
+A capitalised word at the start of a sentence or line ("Search", "Today") is *not* taken on its own:
+sentence-initial words would flood the graph. Names are normalised (NFKC, casefold, whitespace collapsed) so "OpenAI" and "openai" meet.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ __all__ = ["MAX_ENTITIES_PER_CHUNK", "extract_entities", "normalize_entity", "re
 MAX_ENTITIES_PER_CHUNK = 24
 
 _CAP = r"[A-Z][\w'’&.-]*[\w]"
-_PHRASE = re.compile(rf"\b{_CAP}(?:[ \t]+(?:(?:of|for|and|de|la|von|van|the)[ \t]+)?{_CAP})+")
+# "and" is not a connector: "Tantivy and HNSW" are two names, not one.
+_PHRASE = re.compile(rf"\b{_CAP}(?:[ \t]+(?:(?:of|for|de|la|von|van)[ \t]+)?{_CAP})+")
+_WORD = re.compile(r"\b[A-Z][a-z]{2,}\b")
+_MID_SENTENCE = re.compile(r"[a-z0-9,;][ \t]*$")
 _PRODUCT = re.compile(
     r"(?<![\w.-])(?:"
     r"[A-Za-z]*[a-z][A-Z][\w]*(?:[.-]\w+)*"  # inner capital: PostgreSQL, OpenAI, iPhone
@@ -73,6 +77,11 @@ def extract_entities(text: str, limit: int = MAX_ENTITIES_PER_CHUNK) -> tuple[st
         phrase = _phrase_words(match.group(0))
         if phrase:
             found.append((match.start(), phrase))
+    covered = [(m.start(), m.end()) for m in _PHRASE.finditer(text)]
+    for match in _WORD.finditer(text):
+        inside = any(a <= match.start() < b for a, b in covered)
+        if not inside and _MID_SENTENCE.search(text, max(0, match.start() - 3), match.start()):
+            found.append((match.start(), match.group(0)))
     for match in _PRODUCT.finditer(text):
         token = match.group(0)
         if token in _STOP_ACRONYMS or token.isdigit():
