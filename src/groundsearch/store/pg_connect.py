@@ -1,0 +1,76 @@
+"""Connecting to Postgres: clear errors when it is unreachable, retries on transient failures.
+
+A *transient* error is one where retrying the whole transaction is safe and likely to succeed: the
+connection broke (server restart, failover, a terminated backend, a network blip) or the server asked
+us to retry (serialization failure, deadlock). Every store write is an idempotent replace, and every
+read is side-effect free, so the store retries whole operations on these and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg import conninfo
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from ..errors import StoreUnavailable
+
+__all__ = ["connect_once", "describe", "is_transient", "retrying"]
+
+CONNECT_TIMEOUT_S = 5
+RETRY_ATTEMPTS = 4  # first try + 3 retries, ~0.1 s, 0.2 s, 0.4 s apart: rides out a failover blip, not an outage
+
+
+def describe(dsn: str) -> str:
+    """``host:port/dbname`` of a DSN, never its password (safe for error messages and logs)."""
+    try:
+        parts = conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "<unparseable DSN>"
+    return f"{parts.get('host', 'localhost')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
+
+
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)):
+        return True
+    if isinstance(exc, (psycopg.errors.AdminShutdown, psycopg.errors.CannotConnectNow)):
+        return True
+    if isinstance(exc, psycopg.OperationalError):
+        return True  # connection lost/refused; SQL errors are ProgrammingError/DataError/IntegrityError
+    try:
+        from psycopg_pool import PoolTimeout
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, PoolTimeout)
+
+
+def retrying() -> Retrying:
+    return Retrying(
+        retry=retry_if_exception(is_transient),
+        stop=stop_after_attempt(RETRY_ATTEMPTS),
+        wait=wait_exponential_jitter(multiplier=0.1, max=1.0),
+        reraise=True,
+    )
+
+
+def unavailable(dsn: str, exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(
+        f"cannot reach Postgres at {describe(dsn)}: {str(exc).strip() or type(exc).__name__}; "
+        "check that the server is running and GROUNDSEARCH_DATABASE_URL is right",
+        details={"server": describe(dsn)},
+    )
+
+
+@contextmanager
+def connect_once(dsn: str) -> Iterator[psycopg.Connection]:
+    """One autocommit connection (for migrations and checks), retried on transient failures."""
+    try:
+        for attempt in retrying():
+            with attempt:
+                conn = psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    except psycopg.OperationalError as exc:
+        raise unavailable(dsn, exc) from exc
+    with conn:
+        yield conn

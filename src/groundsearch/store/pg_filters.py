@@ -1,0 +1,59 @@
+"""Compile a :class:`SearchFilter` into a SQL ``WHERE`` fragment over the ``items`` table.
+
+Pure: returns constant SQL text with named placeholders plus the values to bind. No value from the
+filter is ever formatted into the SQL string, so filter text can never become syntax (quotes, ``%``,
+``_`` and backslashes are compared literally because they are bound, and equality is not LIKE).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import SearchFilter
+from .pg_codec import encode_text, normalize_field_value
+
+__all__ = ["Compiled", "compile_filter"]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    sql: str  # a boolean SQL expression; "TRUE" when nothing restricts
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def compile_filter(f: SearchFilter | None, alias: str = "i", prefix: str = "f") -> Compiled:
+    """``alias`` names the items relation in the surrounding query; ``prefix`` keeps placeholder names unique."""
+    if f is None:
+        return Compiled("TRUE")
+    parts: list[str] = []
+    params: dict[str, Any] = {}
+
+    def bind(name: str, value: Any) -> str:
+        key = f"{prefix}_{name}"
+        params[key] = value
+        return f"%({key})s"
+
+    if f.collections:
+        parts.append(f"{alias}.collection = ANY({bind('collections', [encode_text(c) for c in f.collections])})")
+    if f.date_from is not None:
+        parts.append(f"{alias}.item_date >= {bind('date_from', f.date_from)}")
+    if f.date_to is not None:
+        parts.append(f"{alias}.item_date <= {bind('date_to', f.date_to)}")
+    parts.append(f"{alias}.status = ANY({bind('statuses', list(f.statuses))})")
+    if not f.include_superseded:
+        parts.append(f"{alias}.superseded_by IS NULL")
+    if f.tenant is not None:
+        parts.append(f"{alias}.tenant = {bind('tenant', encode_text(f.tenant))}")
+    if f.item_ids:
+        parts.append(f"{alias}.id = ANY({bind('item_ids', [encode_text(i) for i in f.item_ids])})")
+    if f.exclude_item_ids:
+        parts.append(f"NOT ({alias}.id = ANY({bind('exclude_ids', [encode_text(i) for i in f.exclude_item_ids])}))")
+    for n, ff in enumerate(f.fields):
+        name = bind(f"field{n}_name", encode_text(ff.name))
+        values = bind(f"field{n}_values", sorted({normalize_field_value(v) for v in ff.values}))
+        parts.append(
+            f"EXISTS (SELECT 1 FROM item_fields fv WHERE fv.item_id = {alias}.id"
+            f" AND fv.name = {name} AND fv.value = ANY({values}))"
+        )
+    return Compiled(" AND ".join(parts) if parts else "TRUE", params)

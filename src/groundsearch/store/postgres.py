@@ -1,0 +1,351 @@
+"""``PostgresStore``: the Store protocol on Postgres + pgvector, for several stateless API workers.
+
+Postgres is the single source of truth *and* the index: BM25 postings, HNSW vectors, field values and
+entity mentions are ordinary rows written in the same transaction as their item, so a reader never sees
+half an item and a crash or dropped connection mid-write leaves nothing behind. Query building lives in
+pure modules (``pg_filters``, ``pg_bm25``, ``pg_vector``, ``pg_codec``); this class only runs it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..errors import ConfigError, InvalidInput, StoreError
+from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from .base import page_from
+from .pg_bm25 import BM25_PARAMS, keyword_sql
+from .pg_codec import decode_text as dec
+from .pg_codec import encode_text as enc
+from .pg_connect import connect_once, is_transient, retrying, unavailable
+from .pg_filters import compile_filter
+from .pg_migrations import apply_migrations, check_schema
+from .pg_rows import ITEM_COLUMNS, chunk_from_row, item_from_row, prepare_writes
+from .pg_vector import EXACT_MAX_CANDIDATES, ann_settings, ann_sql, candidates_sql, exact_sql, hnsw_index_sql
+from .text import analyze
+
+__all__ = ["PostgresStore"]
+
+T = TypeVar("T")
+_META_PREFIX = "meta:"  # callers' keys, apart from the store's own (e.g. "dim")
+_LOCK_DIM = 0x67726F756E65  # advisory lock for fixing the store's dimension and building its HNSW index
+_ITEMS = ", ".join(f"i.{c}" for c in ITEM_COLUMNS)
+_CHUNK_COLS = "c.id, c.item_id, c.position, c.body, c.heading_path, c.entities"
+
+
+class PostgresStore:
+    """Store protocol on Postgres. Thread-safe: every call borrows a pooled connection."""
+
+    def __init__(self, dsn: str, dim: int, pool: ConnectionPool) -> None:
+        self.dim = dim
+        self._dsn = dsn
+        self._pool = pool
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True) -> PostgresStore:
+        """Connect, migrate (unless ``migrate=False``), check the schema and the vector dimension."""
+        if dim <= 0:
+            raise ConfigError(f"vector dimension must be positive, got {dim}")
+        if migrate:
+            apply_migrations(dsn)
+        with connect_once(dsn) as conn:
+            check_schema(conn)
+            _fix_dimension(conn, dim)
+        pool = ConnectionPool(
+            dsn, min_size=1, max_size=max(1, pool_size), open=False, configure=register_vector,
+            check=ConnectionPool.check_connection, kwargs={"connect_timeout": 5}, name="groundsearch",
+        )
+        try:
+            pool.open(wait=True, timeout=15)
+        except PoolTimeout as exc:
+            pool.close()
+            raise unavailable(dsn, exc) from exc
+        return cls(dsn, dim, pool)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run ``work`` in one transaction on a pooled connection, retrying the whole of it if transient."""
+        try:
+            for attempt in retrying():
+                with attempt:
+                    with self._pool.connection(timeout=15) as conn:
+                        with conn.transaction():
+                            return work(conn)
+        except Exception as exc:
+            if is_transient(exc):
+                raise unavailable(self._dsn, exc) from exc
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # ---- writes ---------------------------------------------------------------------------------
+    def upsert(self, writes: Sequence[ItemWrite]) -> None:
+        batch = prepare_writes(writes, self.dim)  # validates everything before any I/O
+        if not batch.items:
+            return
+
+        def work(conn: psycopg.Connection) -> None:
+            ids = [row[0] for row in batch.items]
+            with conn.cursor() as cur:
+                # Items first, sorted: their row locks serialise concurrent writers of the same ids
+                # (no deadlock) before any chunk of them is touched.
+                cur.executemany(_UPSERT_ITEM, batch.items)
+                removed = cur.execute(
+                    "DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING n_terms", (ids,)
+                ).fetchall()
+                cur.execute("DELETE FROM item_fields WHERE item_id = ANY(%s)", (ids,))
+                pks = [r[0] for r in cur.execute(
+                    "SELECT nextval('chunks_pk_seq') FROM generate_series(1, %s)", (len(batch.chunks),)
+                ).fetchall()]
+                _copy(cur, "item_fields (item_id, name, value)", batch.fields)
+                _copy(cur, "chunks (pk, id, item_id, position, body, heading_path, entities, n_terms, norm_terms)",
+                      [(pk, *row) for pk, row in zip(pks, batch.chunks)])
+                _copy(cur, "postings (term, chunk_pk, tf)",
+                      [(term, pks[i], tf) for i, term, tf in batch.postings])
+                _copy(cur, "mentions (entity, chunk_pk)", [(e, pks[i]) for i, e in batch.mentions])
+                if batch.vectors:
+                    with cur.copy("COPY chunk_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
+                        cp.set_types(["int8", "vector"])
+                        for i, vec in batch.vectors:
+                            cp.write_row((pks[i], vec))
+                added = sum(row[-2] for row in batch.chunks)
+                cur.execute(
+                    "UPDATE corpus_stats SET n_chunks = n_chunks + %s, n_terms = n_terms + %s",
+                    (len(batch.chunks) - len(removed), added - sum(r[0] for r in removed)),
+                )
+
+        self._run(work)
+
+    def delete(self, item_ids: Sequence[str]) -> int:
+        ids = sorted({enc(i) for i in item_ids})
+        if not ids:
+            return 0
+
+        def work(conn: psycopg.Connection) -> int:
+            with conn.cursor() as cur:
+                cur.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))
+                removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING n_terms", (ids,)).fetchall()
+                gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
+                if removed:
+                    cur.execute(
+                        "UPDATE corpus_stats SET n_chunks = n_chunks - %s, n_terms = n_terms - %s",
+                        (len(removed), sum(r[0] for r in removed)),
+                    )
+                return len(gone)
+
+        return self._run(work)
+
+    # ---- reads ----------------------------------------------------------------------------------
+    def get(self, item_id: str) -> Item | None:
+        return self.get_many([item_id]).get(item_id)
+
+    def get_many(self, item_ids: Sequence[str]) -> dict[str, Item]:
+        rows = self._fetch(f"SELECT {_ITEMS} FROM items i WHERE i.id = ANY(%(ids)s)", {"ids": [enc(i) for i in item_ids]})
+        return {item.id: item for item in map(item_from_row, rows)}
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
+        rows = self._fetch(
+            f"SELECT {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id WHERE c.id = ANY(%(ids)s)",
+            {"ids": [enc(c) for c in chunk_ids]},
+        )
+        views = (ChunkView(chunk=chunk_from_row(r[:6]), item=item_from_row(r[6:])) for r in rows)
+        return {v.chunk.id: v for v in views}
+
+    def item_chunks(self, item_id: str) -> list[ChunkView]:
+        rows = self._fetch(
+            f"SELECT {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id"
+            " WHERE c.item_id = %(id)s ORDER BY c.position, c.id",
+            {"id": enc(item_id)},
+        )
+        return [ChunkView(chunk=chunk_from_row(r[:6]), item=item_from_row(r[6:])) for r in rows]
+
+    def item_vectors(self, item_id: str) -> np.ndarray:
+        rows = self._fetch(
+            "SELECT v.embedding FROM chunk_vectors v JOIN chunks c ON c.pk = v.chunk_pk"
+            " WHERE c.item_id = %(id)s ORDER BY c.position, c.id",
+            {"id": enc(item_id)},
+        )
+        if not rows:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([np.asarray(r[0].to_numpy(), dtype=np.float32) for r in rows])
+
+    def find_by_hash(self, content_hash: str, filter: SearchFilter | None = None) -> list[Item]:
+        where = compile_filter(filter)
+        rows = self._fetch(
+            f"SELECT {_ITEMS} FROM items i WHERE i.content_hash = %(h)s AND {where.sql} ORDER BY i.id",
+            {"h": enc(content_hash), **where.params},
+        )
+        return [item_from_row(r) for r in rows]
+
+    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
+        rows = self._fetch(
+            "SELECT source, id, content_hash FROM items WHERE source = ANY(%(s)s)", {"s": [enc(s) for s in sources]}
+        )
+        out: dict[str, dict[str, str]] = {}
+        for source, item_id, content_hash in rows:
+            out.setdefault(dec(source), {})[dec(item_id)] = dec(content_hash)
+        return out
+
+    def count(self, filter: SearchFilter | None = None) -> int:
+        where = compile_filter(filter)
+        return int(self._fetch(f"SELECT count(*) FROM items i WHERE {where.sql}", where.params)[0][0])
+
+    def count_chunks(self) -> int:
+        return int(self._fetch("SELECT count(*) FROM chunks", {})[0][0])
+
+    def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return self._run(lambda conn: conn.execute(sql.encode(), params).fetchall())
+
+    # ---- metadata -------------------------------------------------------------------------------
+    def meta_get(self, key: str) -> str | None:
+        rows = self._fetch("SELECT value FROM store_meta WHERE key = %(k)s", {"k": _META_PREFIX + enc(key)})
+        return dec(rows[0][0]) if rows else None
+
+    def meta_set(self, key: str, value: str) -> None:
+        self._run(lambda conn: conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (_META_PREFIX + enc(key), enc(value)),
+        ))
+
+    # ---- retrieval ------------------------------------------------------------------------------
+    def keyword_search(self, query: str, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        _check_page(limit, offset)
+        terms = list(dict.fromkeys(analyze(query)))  # distinct, as the embedded index ORs distinct term queries
+        if not terms:
+            return Page(hits=(), offset=offset, has_more=False)
+        where = compile_filter(filter)
+        params = {"terms": terms, **BM25_PARAMS, "lim": limit + 1, "off": offset, **where.params}
+        rows = self._fetch(keyword_sql(where), params)
+        return page_from([Hit(dec(r[0]), dec(r[1]), float(r[2])) for r in rows], offset, limit)
+
+    def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
+        _check_page(limit, offset)
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape != (self.dim,) or not np.all(np.isfinite(q)):
+            raise InvalidInput(
+                f"query vector must be {self.dim} finite floats, got shape {tuple(np.shape(vector))}",
+                details={"expected_dim": self.dim},
+            )
+        where = compile_filter(filter)
+        n = offset + limit + 1
+
+        def work(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
+            params = {"q": q, "lim": limit + 1, "off": offset, "n": n, **where.params}
+            probe = conn.execute(candidates_sql(where).encode(), {**params, "cap": EXACT_MAX_CANDIDATES + 1})
+            candidates = probe.fetchone()[0]  # type: ignore[index]
+            if candidates <= EXACT_MAX_CANDIDATES or n > EXACT_MAX_CANDIDATES:
+                return conn.execute(exact_sql(where).encode(), params).fetchall()
+            for name, value in ann_settings(n):
+                conn.execute("SELECT set_config(%s, %s, true)", (name, value))
+            return conn.execute(ann_sql(where, self.dim).encode(), params).fetchall()
+
+        rows = self._run(work)
+        return page_from([Hit(dec(r[0]), dec(r[1]), float(r[2])) for r in rows], offset, limit)
+
+    def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
+        _check_page(limit, 0)
+        if not prefix.strip():
+            return []
+        literal = enc(prefix).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        where = compile_filter(filter)
+        rows = self._fetch(
+            f"""
+SELECT i.id, i.collection, i.title, i.url, i.title ILIKE %(sub)s ESCAPE '\\' AS in_title
+FROM items i
+WHERE (i.title ILIKE %(sub)s ESCAPE '\\' OR i.body ILIKE %(sub)s ESCAPE '\\') AND {where.sql}
+ORDER BY i.title ILIKE %(start)s ESCAPE '\\' DESC, in_title DESC, lower(i.title), i.id
+LIMIT %(lim)s""",
+            {"sub": f"%{literal}%", "start": f"{literal}%", "lim": limit, **where.params},
+        )
+        return [PreviewHit(dec(r[0]), dec(r[1]), dec(r[2]), dec(r[3]) if r[3] is not None else None, bool(r[4]))
+                for r in rows]
+
+    def entity_edges(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[EntityEdge]:
+        """Edge weights are counted from live mentions at query time, so they are exact after any
+        replace or delete and honour the filter (edges among visible chunks only)."""
+        _check_page(limit, 0)
+        where = compile_filter(filter)
+        rows = self._fetch(
+            f"""
+SELECT m1.entity, m2.entity, count(*) AS weight, max(i.item_date)
+FROM mentions m1
+JOIN mentions m2 ON m2.chunk_pk = m1.chunk_pk AND m2.entity <> m1.entity
+JOIN chunks c ON c.pk = m1.chunk_pk
+JOIN items i ON i.id = c.item_id
+WHERE m1.entity = ANY(%(ents)s) AND (m2.entity <> ALL(%(ents)s) OR m1.entity < m2.entity) AND {where.sql}
+GROUP BY m1.entity, m2.entity
+ORDER BY weight DESC, m1.entity, m2.entity
+LIMIT %(lim)s""",
+            {"ents": [enc(e) for e in entities], "lim": limit, **where.params},
+        )
+        return [EntityEdge(dec(a), dec(b), float(w), d) for a, b, w, d in rows]
+
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
+        _check_page(limit, 0)
+        where = compile_filter(filter)
+        rows = self._fetch(
+            f"""
+SELECT c.id, c.item_id, m.entity FROM mentions m
+JOIN chunks c ON c.pk = m.chunk_pk JOIN items i ON i.id = c.item_id
+WHERE m.entity = ANY(%(ents)s) AND {where.sql}
+ORDER BY m.entity, c.id LIMIT %(lim)s""",
+            {"ents": [enc(e) for e in entities], "lim": limit, **where.params},
+        )
+        return [(dec(a), dec(b), dec(e)) for a, b, e in rows]
+
+    def top_terms(self, limit: int) -> list[tuple[str, int]]:
+        _check_page(limit, 0)
+        rows = self._fetch(
+            "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT %(lim)s",
+            {"lim": limit},
+        )
+        return [(dec(e), int(n)) for e, n in rows]
+
+
+_UPSERT_ITEM = """
+INSERT INTO items (id, collection, title, body, url, item_date, fields, tenant, status, superseded_by,
+                   content_hash, source, created_at, updated_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, COALESCE(%s, now()), COALESCE(%s, now()))
+ON CONFLICT (id) DO UPDATE SET
+    collection = EXCLUDED.collection, title = EXCLUDED.title, body = EXCLUDED.body, url = EXCLUDED.url,
+    item_date = EXCLUDED.item_date, fields = EXCLUDED.fields, tenant = EXCLUDED.tenant, status = EXCLUDED.status,
+    superseded_by = EXCLUDED.superseded_by, content_hash = EXCLUDED.content_hash, source = EXCLUDED.source,
+    created_at = items.created_at, updated_at = EXCLUDED.updated_at
+"""
+
+
+def _copy(cur: psycopg.Cursor, target: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    if not rows:
+        return
+    with cur.copy(f"COPY {target} FROM STDIN") as cp:
+        for row in rows:
+            cp.write_row(row)
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if limit < 1 or offset < 0 or not math.isfinite(limit):
+        raise InvalidInput(f"limit must be >= 1 and offset >= 0, got limit={limit} offset={offset}")
+
+
+def _fix_dimension(conn: psycopg.Connection, dim: int) -> None:
+    """First open fixes the store's dimension and builds its HNSW index; later opens must agree."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_DIM,))
+        row = conn.execute("SELECT value FROM store_meta WHERE key = 'dim'").fetchone()
+        if row is None:
+            conn.execute("INSERT INTO store_meta (key, value) VALUES ('dim', %s)", (str(dim),))
+            conn.execute(hnsw_index_sql(dim).encode())
+        elif int(row[0]) != dim:
+            raise StoreError(
+                f"this database stores {row[0]}-d vectors but the embedder produces {dim}-d ones; "
+                "use the embedder it was built with, or a fresh database",
+                details={"stored_dim": int(row[0]), "requested_dim": dim},
+            )

