@@ -14,7 +14,7 @@ import pytest
 
 from groundsearch.store.base import Store
 
-BACKENDS = ["sqlite"]  # "postgres" joins with the Postgres backend (issue: scale-out)
+BACKENDS = ["sqlite", "postgres"]
 
 
 @dataclass
