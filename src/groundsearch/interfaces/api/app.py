@@ -79,7 +79,9 @@ class BodyLimit:
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", []).append((b"x-request-id", scope["state"]["request_id"].encode()))
+                headers = message.setdefault("headers", [])
+                if not any(k.lower() == b"x-request-id" for k, _ in headers):
+                    headers.append((b"x-request-id", scope["state"]["request_id"].encode()))
             await send(message)
 
         await self.app(scope, limited, send_with_id)

@@ -8,6 +8,7 @@ logged with the traceback, so an operator can find it.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import Request
@@ -86,12 +87,21 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+# Pydantic puts the union member it tried into the location ("filters.product.constrained-str"); clients want
+# the field path only.
+_UNION_TAG = re.compile(r"^(constrained-)?(str|int|float|bool|list|dict|tuple|none)(\[.*\])?$|^function-\w+\[.*\]$")
+
+
 def validation_details(errors: Any) -> dict[str, Any]:
-    """Pydantic/FastAPI errors → ``{"fields": [{field, message, type}]}`` naming each offending field."""
-    fields = []
+    """Pydantic/FastAPI errors → ``{"fields": [{field, message, type}]}`` naming each offending field once."""
+    fields: list[dict[str, str]] = []
+    seen: set[str] = set()
     for e in errors:
-        loc = [str(p) for p in e.get("loc", ())]
-        fields.append({"field": ".".join(loc), "message": e.get("msg", "invalid"), "type": e.get("type", "")})
+        field = ".".join(str(p) for p in e.get("loc", ()) if not _UNION_TAG.match(str(p)))
+        if field in seen:
+            continue
+        seen.add(field)
+        fields.append({"field": field, "message": e.get("msg", "invalid"), "type": e.get("type", "")})
     return {"fields": fields}
 
 
@@ -122,8 +132,9 @@ def install_error_handlers(app: Any) -> None:
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         rid = request_id(request)
         log.error("unhandled error in %s %s (request id %s)", request.method, request.url.path, rid, exc_info=exc)
+        # Sent by Starlette's outermost middleware, past the one that stamps ids: set the header here too.
         return error_response(500, "INTERNAL", f"internal error; quote request id {rid} to the operator",
-                              {"request_id": rid})
+                              {"request_id": rid}, headers={"X-Request-ID": rid})
 
     app.add_exception_handler(GroundsearchError, on_domain)
     app.add_exception_handler(RequestValidationError, on_validation)

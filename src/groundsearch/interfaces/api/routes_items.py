@@ -2,7 +2,8 @@
 
 Uploads are kept under ``<data_dir>/uploads/<tenant>/<file name>`` rather than a temporary path: ingest is
 incremental by source, so uploading a changed file with the same name updates its items instead of adding copies.
-Tenant isolation: a scoped key sees another tenant's item as *not found*, never as forbidden, so ids do not leak.
+Item ids may contain ``/`` (document ids embed their source path), hence the ``:path`` converters, with the
+``/similar`` route registered first. Tenant isolation: a scoped key sees another tenant's item as *not found*, never as forbidden, so ids do not leak.
 """
 
 from __future__ import annotations
@@ -102,19 +103,7 @@ def ingest_records(request: Request, body: RecordsIn, who: Principal = Depends(r
     return _ingest(request, path, name, body.collection, who)
 
 
-@router.get("/items/{item_id}", response_model=ItemOut, tags=["items"])
-def get_item(request: Request, item_id: str, who: Principal = Depends(requires("viewer"))) -> ItemOut:
-    return ItemOut.of(_get_visible(request, item_id, who))
-
-
-@router.delete("/items/{item_id}", status_code=204, tags=["items"])
-def delete_item(request: Request, item_id: str, who: Principal = Depends(requires("editor"))) -> None:
-    """Delete an item and every trace of it (keyword index, vectors, graph)."""
-    _get_visible(request, item_id, who)
-    state(request).engine.delete(item_id)
-
-
-@router.get("/items/{item_id}/similar", response_model=SimilarOut, tags=["items"])
+@router.get("/items/{item_id:path}/similar", response_model=SimilarOut, tags=["items"])
 def similar_items(request: Request, item_id: str, limit: int = 10,
                   who: Principal = Depends(requires("viewer"))) -> SimilarOut:
     """Nearest items by embedding (likely duplicates flagged) and exact duplicates by content hash."""
@@ -127,6 +116,18 @@ def similar_items(request: Request, item_id: str, limit: int = 10,
     return SimilarOut(item_id=item_id, exact_duplicates=exact, similar=[
         SimilarItem(id=h.item.id, collection=h.item.collection, title=h.item.title, url=h.item.url,
                     cosine=round(h.cosine, 6), likely_duplicate=h.likely_duplicate) for h in hits])
+
+
+@router.get("/items/{item_id:path}", response_model=ItemOut, tags=["items"])
+def get_item(request: Request, item_id: str, who: Principal = Depends(requires("viewer"))) -> ItemOut:
+    return ItemOut.of(_get_visible(request, item_id, who))
+
+
+@router.delete("/items/{item_id:path}", status_code=204, tags=["items"])
+def delete_item(request: Request, item_id: str, who: Principal = Depends(requires("editor"))) -> None:
+    """Delete an item and every trace of it (keyword index, vectors, graph)."""
+    _get_visible(request, item_id, who)
+    state(request).engine.delete(item_id)
 
 
 # ---- API keys (admin) ---------------------------------------------------------------------------
