@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
-from ...types import MAX_QUERY_CHARS, Profile, SearchResponse
+from ...types import MAX_QUERY_CHARS, EventName, Profile, SearchResponse
 from .auth import Principal
 from .deps import requires, state
 from .models import PREVIEW_MAX, CacheClearOut, HealthOut, PreviewItem, PreviewOut, SearchBody, SuggestionsOut, clamp
@@ -27,7 +27,14 @@ _SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
                        "(`intent`, `plan`, `keyword`, `vector`, `results`, `table`, `chart`, `timeline`, `graph`, "
                        "`unsupported-format`, `low-confidence`, `prose`, `error`) ending with "
                        "`complete {total_latency_ms}`.",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "content": {"text/event-stream": {"schema": {
+            "description": "one Server-Sent Event; `data` is a JSON object",
+            "type": "object",
+            "required": ["event", "data"],
+            "properties": {"event": {"type": "string", "enum": list(get_args(EventName))},
+                           "data": {"type": "string", "contentMediaType": "application/json"},
+                           "id": {"type": "string"}},
+        }}},
     },
 }
 StreamFlag = Annotated[bool, Query(description="answer with Server-Sent Events instead of JSON")]
