@@ -11,8 +11,9 @@ import hashlib
 import json
 import logging
 import threading
+import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from cachetools import TTLCache
@@ -53,8 +54,10 @@ class IntentCache(Protocol):
 class MemoryIntentCache:
     """Thread-safe LRU with TTL; ``size == 0`` disables caching."""
 
-    def __init__(self, size: int = 4096, ttl_s: float = 86_400) -> None:
-        self._cache: TTLCache[str, Intent] | None = TTLCache(maxsize=size, ttl=ttl_s) if size > 0 and ttl_s > 0 else None
+    def __init__(self, size: int = 4096, ttl_s: float = 86_400, *, timer: Callable[[], float] = time.monotonic) -> None:
+        self._cache: TTLCache[str, Intent] | None = (
+            TTLCache(maxsize=size, ttl=ttl_s, timer=timer) if size > 0 and ttl_s > 0 else None
+        )
         self._lock = threading.Lock()
 
     def get(self, key: str) -> Intent | None:
