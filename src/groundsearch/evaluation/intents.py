@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidInput
+from ..query.intent.cache import MemoryIntentCache
 from ..query.intent.cascade import Classification, IntentCascade
+from ..settings import Settings
 
-__all__ = ["FIELDS", "DEFAULT_INTENTS_FILE", "evaluate_intents", "load_labelled"]
+__all__ = ["DEFAULT_INTENTS_FILE", "FIELDS", "evaluate_intents", "format_intent_report", "load_labelled", "run_intent_eval"]
 
 FIELDS = ("format", "chart_subtype", "domains", "complexity")
 DEFAULT_INTENTS_FILE = "intents.jsonl"
@@ -126,3 +128,37 @@ def evaluate_intents(path: str | Path | None, cascade: IntentCascade) -> dict[st
                 "validity": round(llm_valid / llm_called, 4) if llm_called else None},
         "errors": errors,
     }
+
+
+def run_intent_eval(path: str | Path | None, settings: Settings, *, data_dir: Path | None = None) -> dict[str, Any]:
+    """Build the configured cascade (tier 3 on exactly when ``settings.llm`` is enabled) and evaluate it."""
+    from ..models.factory import build_embedder
+
+    llm = None
+    if settings.llm.enabled:
+        from ..models.llm import build_llm
+
+        llm = build_llm(settings.llm)
+    cascade = IntentCascade(settings, build_embedder(settings), llm, cache=MemoryIntentCache(0), data_dir=data_dir)
+    try:
+        report = evaluate_intents(path, cascade)
+    finally:
+        cascade.close()
+    report["tier3"] = getattr(llm, "name", None)
+    return report
+
+
+def format_intent_report(report: dict[str, Any]) -> str:
+    """Plain-text summary for the terminal (``--json`` prints the full report instead)."""
+    lines = [f"intent accuracy on {report['n']} labelled requests (tier 3: {report.get('tier3') or 'off'})"]
+    lines.append("  all      " + "  ".join(f"{f} {v:.1%}" for f, v in report["accuracy"].items()))
+    for split, figures in report["splits"].items():
+        lines.append(f"  {split:<8} " + "  ".join(f"{f} {v:.1%}" for f, v in figures["accuracy"].items())
+                     + f"  (n={figures['n']})")
+    lines.append("  tiers    " + "  ".join(f"{t} {v:.1%}" for t, v in report["tiers"].items()))
+    for stage, p in report["latency_ms"]["stage"].items():
+        if p.get("n"):
+            lines.append(f"  latency  {stage:<10} p50 {p['p50']:.2f} ms  p99 {p['p99']:.2f} ms  (n={p['n']})")
+    if report["llm"]["called"]:
+        lines.append(f"  tier-3 validity {report['llm']['valid']}/{report['llm']['called']}")
+    return "\n".join(lines)

@@ -275,8 +275,11 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
 
 
 @main.command("eval")
-@click.option("--dataset", "dataset_dir", required=True, type=click.Path(file_okay=False),
+@click.option("--dataset", "dataset_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")
+@click.option("--intents", "intents_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Labelled intent requests (JSONL, e.g. src/groundsearch/evaluation/data/intents.jsonl): "
+                   "per-field accuracy, per-tier share and latency instead of retrieval scores.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated: bm25, dense, hybrid, weighted, bm25s (independent BM25 baseline).")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
@@ -286,9 +289,18 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.pass_context
 @handles_errors
-def eval_command(ctx: click.Context, dataset_dir: str, retrievers: str, embedder_name: str,
-                 limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
+def eval_command(ctx: click.Context, dataset_dir: str | None, intents_file: str | None, retrievers: str,
+                 embedder_name: str, limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    if intents_file is not None:
+        from ..evaluation.intents import format_intent_report, run_intent_eval
+
+        settings = settings_from(ctx).model_copy(update={"embedder": embedder_name})
+        intent_report = run_intent_eval(intents_file, settings)
+        click.echo(json.dumps(intent_report) if as_json else format_intent_report(intent_report))
+        return
+    if dataset_dir is None:
+        raise click.UsageError("give --dataset (retrieval scores) or --intents (intent accuracy)")
     from ..evaluation.console import eval_table, progress_bars
     from ..evaluation.datasets import load_beir
     from ..evaluation.runner import run_eval
