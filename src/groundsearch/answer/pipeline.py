@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 
 from ..errors import EmbeddingFailed, InvalidInput
 from ..models.base import LLM
-from ..query.filters import validate_query
+from ..query.filters import build_filter, validate_query
 from ..query.gate import GateOutcome, judge
 from ..query.planner import plan_retrieval
 from ..query.retrieve import Retriever, interleave_by_recency
@@ -207,6 +207,9 @@ class AnswerPipeline:
 
         run = _Run()
         query = validate_query(request.query)
+        # Bad input must surface before the first event, so a streaming client gets a plain 400, not a
+        # stream that breaks off; the planner re-validates the same way later (pure, cheap).
+        build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
         intent = self._classify(query, request.hints, run)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
