@@ -34,11 +34,17 @@ __all__ = ["NO_DATE", "VectorIndex", "VectorRows"]
 NO_DATE = np.iinfo(np.int32).min  # undated rows never satisfy a date bound
 _STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
 _FORMAT = 1
-# HNSW build/search knobs: M=16 neighbours, ef_construction=128, ef_search=96 gave recall@10 ≥ 0.97 on
-# random 384-d unit vectors (the hardest case; real embeddings cluster) at ~1 ms per query.
+# HNSW knobs, measured on 10k 384-d vectors on this machine: the graph stores int8
+# vectors (5× faster to build than f32 at ef_construction=64 vs 128, ¼ of the memory) and only proposes
+# candidates — every candidate is re-scored exactly from the float32 matrix, and at least _MIN_CANDIDATES
+# are fetched. Recall@10 of the top 100 re-scored: 0.92 (i8) vs 0.95 (f32) on clustered vectors; on purely
+# random unit vectors every graph index does poorly (~0.5), which is why exact search is used up to
+# ``exact_max``.
+_DTYPE = "i8"
 _CONNECTIVITY = 16
-_EXPANSION_ADD = 128
-_EXPANSION_SEARCH = 96
+_EXPANSION_ADD = 64
+_EXPANSION_SEARCH = 128
+_MIN_CANDIDATES = 100
 _SAVE_EVERY = 20_000  # unsaved HNSW changes before a checkpoint; a crash replays at most this from the log
 
 
@@ -160,7 +166,7 @@ class VectorIndex:
     def _build_hnsw(self) -> None:
         live = np.flatnonzero(self._alive[: self._n])
         graph = HNSW(
-            ndim=self.dim, metric="ip", dtype="f32", connectivity=_CONNECTIVITY,
+            ndim=self.dim, metric="ip", dtype=_DTYPE, connectivity=_CONNECTIVITY,
             expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH,
         )
         if len(live):
@@ -264,17 +270,21 @@ class VectorIndex:
 
     def _search_hnsw(self, query: np.ndarray, mask: np.ndarray, k: int, allowed: int) -> tuple[np.ndarray, np.ndarray] | None:
         assert self._hnsw is not None
-        want = int(k * min(self.live / allowed, 64) * 1.5) + 16
+        want = max(int(k * min(self.live / allowed, 64) * 1.5) + 16, _MIN_CANDIDATES)
         while want <= 8 * (k + 512):
             found = self._hnsw.search(query, min(want, self.live), threads=1)
             rows = self._rows_of(np.asarray(found.keys, dtype=np.int64))
             rows = rows[mask[rows]]
-            if len(rows) >= k or want >= self.live:
+            if len(rows) >= k:
                 scores = self._matrix[rows] @ query
-                top = _top_k(scores, min(k, len(rows)))
+                top = _top_k(scores, k)
                 return self._keys[rows[top]].copy(), scores[top].astype(np.float32)
+            if want >= self.live:
+                break
             want *= 2
-        return None  # too selective for the graph: the caller scans the masked rows exactly
+        # Too selective for the graph, or asking for more rows than the graph's beam reaches: the caller
+        # scans the masked rows exactly, so the page is still full.
+        return None
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
