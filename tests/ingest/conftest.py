@@ -5,6 +5,9 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+# Imported before anything can import usearch (via the SQLite store): in this environment (onnxruntime
+# 1.31.1, usearch 2.26.6) importing onnxruntime *after* usearch.index segfaults the interpreter.
+import onnxruntime  # noqa: F401
 import pytest
 
 from groundsearch.settings import parse_collections

@@ -50,6 +50,10 @@ def test_html_main_text_without_boilerplate_or_scripts(fixtures: Path) -> None:
     text = " ".join(c.text for c in draft.chunks)
     assert "Reciprocal Rank Fusion" in text and "Tantivy keyword index" in text
     assert "should not be indexed" not in text and "color:red" not in text
+    assert "All rights reserved" not in text  # boilerplate footer dropped by main-text extraction
+    assert [c.heading_path for c in draft.chunks] == [
+        ("Groundsearch 1.0 is out",), ("Groundsearch 1.0 is out", "What changed")
+    ]
 
 
 def test_html_without_title_uses_h1(tmp_path: Path) -> None:
