@@ -85,5 +85,18 @@ PY
 fi
 done_step
 
+# The in-process provider (LlamaCppLLM) needs llama_cpp importable by the project's own interpreter too;
+# the wheel built above installs there in seconds, no second compile.
+PROJECT_PYTHON="${GROUNDSEARCH_PROJECT_PYTHON:-$ROOT/.venv/bin/python}"
+step "llama-cpp-python in the project interpreter ($PROJECT_PYTHON)"
+if [ ! -x "$PROJECT_PYTHON" ]; then
+  echo "    no project interpreter there; skipped (set GROUNDSEARCH_PROJECT_PYTHON)"
+elif "$PROJECT_PYTHON" -c "import llama_cpp, sys; sys.exit(0 if llama_cpp.__version__ == '$LLAMA_VERSION' else 1)" 2>/dev/null; then
+  echo "    already installed"
+else
+  "$PROJECT_PYTHON" -m pip install -q --find-links "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+fi
+done_step
+
 echo "server python: $VENV/bin/python"
 echo "gguf:          $GGUF"

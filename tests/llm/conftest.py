@@ -1,0 +1,95 @@
+"""A real local LLM for tier-3 tests: llama-cpp-python's OpenAI-compatible server over the pinned GGUF.
+
+Both are built by ``scripts/setup_llm.sh``. Missing pieces skip these tests on a developer machine and
+*fail* them under CI (``CI=true``), so CI can never go green without having run tier 3 for real.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("GROUNDSEARCH_LLM_CACHE", ROOT / ".cache"))
+SERVER_PYTHON = CACHE / "llm-venv" / "bin" / "python"
+GGUF = CACHE / "llm" / "model.gguf"
+
+
+def missing(what: str) -> None:
+    message = f"{what} is missing: run scripts/setup_llm.sh (builds llama-cpp-python's server and the GGUF)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    base_url: str
+    gguf: Path
+
+
+@pytest.fixture(scope="session")
+def gguf() -> Path:
+    if not GGUF.is_file():
+        missing(f"the local GGUF ({GGUF})")
+    return GGUF
+
+
+@pytest.fixture(scope="session")
+def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
+    if not SERVER_PYTHON.is_file():
+        missing(f"the llama.cpp server venv ({SERVER_PYTHON})")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [str(SERVER_PYTHON), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama.cpp server exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama.cpp server did not answer /v1/models within 180 s: {log.read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield LocalServer(base_url=base, gguf=gguf)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_cpp_module():
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        missing(f"llama-cpp-python in this interpreter ({sys.executable})")
+    return llama_cpp
