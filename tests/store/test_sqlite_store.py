@@ -1,0 +1,161 @@
+"""Embedded-store behaviour beyond the contract: the HNSW path, exact entity-pair aggregates, preview tiers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from groundsearch.errors import InvalidInput, StoreError
+from groundsearch.store.sqlite import SQLiteStore
+from groundsearch.types import Chunk, FieldFilter, Item, ItemWrite, SearchFilter
+
+DIM = 16
+ANY = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
+
+
+def _clustered(rng: np.random.Generator, n: int) -> np.ndarray:
+    centres = rng.standard_normal((12, DIM)).astype(np.float32)
+    v = centres[rng.integers(0, 12, n)] + 0.5 * rng.standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _record(i: int, v: np.ndarray) -> ItemWrite:
+    item = Item(id=f"r{i}", collection="releases", title=f"R{i}", text=f"record {i}",
+                fields={"product": "rare" if i % 20 == 0 else "usual"})
+    return ItemWrite(item=item, chunks=(Chunk(f"r{i}#0", f"r{i}", 0, item.text),), vectors=v[None, :])
+
+
+def _exact(vectors: np.ndarray, ids: list[str], q: np.ndarray, k: int, allowed: set[str] | None = None) -> list[str]:
+    scores = vectors @ q
+    order = np.argsort(-scores, kind="stable")
+    return [ids[i] for i in order if allowed is None or ids[i] in allowed][:k]
+
+
+def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    vectors = _clustered(rng, 400)
+    ids = [f"r{i}" for i in range(400)]
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM, exact_vector_max=50)
+    store.upsert([_record(i, vectors[i]) for i in range(400)])
+    assert store._vectors.uses_hnsw
+    queries = _clustered(rng, 20)
+    recall = np.mean([
+        len(set(_exact(vectors, ids, q, 10)) & {h.item_id for h in store.vector_search(q, SearchFilter(), 10).hits}) / 10
+        for q in queries
+    ])
+    assert recall >= 0.9
+    assert store.vector_search(vectors[7], SearchFilter(), 1).hits[0].item_id == "r7"
+
+    rare = SearchFilter(fields=(FieldFilter("product", ("RARE",)),))
+    expected = {f"r{i}" for i in range(0, 400, 20)}
+    first, second = store.vector_search(queries[0], rare, 15), store.vector_search(queries[0], rare, 15, 15)
+    assert len(first.hits) == 15 and first.has_more and len(second.hits) == 5 and not second.has_more
+    assert {h.item_id for h in first.hits + second.hits} == expected
+    assert [h.item_id for h in first.hits] == _exact(vectors, ids, queries[0], 15, expected)
+
+    store.delete([f"r{i}" for i in range(0, 400, 2)])
+    left = [h.item_id for h in store.vector_search(queries[1], SearchFilter(), 200).hits]
+    assert len(left) == 200 and all(int(i[1:]) % 2 == 1 for i in left)
+    whole = [h.chunk_id for h in store.vector_search(queries[2], SearchFilter(), 30).hits]
+    paged = [h.chunk_id for off in range(0, 30, 10) for h in store.vector_search(queries[2], SearchFilter(), 10, off).hits]
+    assert paged == whole
+    store.close()
+
+    assert (tmp_path / "s" / "vectors" / "hnsw.usearch").exists()
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM, exact_vector_max=50)
+    try:
+        assert store._vectors.uses_hnsw
+        assert [h.chunk_id for h in store.vector_search(queries[2], SearchFilter(), 30).hits] == whole
+    finally:
+        store.close()
+
+
+def test_entity_pair_aggregate_stays_exact_through_replacements_and_deletes(tmp_path: Path) -> None:
+    rnd = random.Random(7)
+    names = ["acme", "beta", "gamma", "delta", "eps"]
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM)
+    live: dict[str, tuple[dt.date, list[tuple[str, ...]]]] = {}
+    try:
+        for step in range(60):
+            if live and rnd.random() < 0.3:
+                gone = rnd.sample(sorted(live), k=min(len(live), rnd.randint(1, 3)))
+                store.delete(gone)
+                for g in gone:
+                    live.pop(g)
+            else:
+                iid = f"i{rnd.randint(0, 15)}"
+                date = dt.date(2024, 1, 1) + dt.timedelta(days=rnd.randint(0, 400))
+                ents = [tuple(rnd.sample(names, rnd.randint(0, 4))) for _ in range(rnd.randint(1, 3))]
+                chunks = tuple(Chunk(f"{iid}#{k}", iid, k, f"text {step}", entities=e) for k, e in enumerate(ents))
+                store.upsert([ItemWrite(Item(id=iid, collection="docs", title=iid, text="t", date=date), chunks, None)])
+                live[iid] = (date, ents)
+            weight: Counter[frozenset[str]] = Counter()
+            last: dict[frozenset[str], dt.date] = {}
+            for date, ents in live.values():
+                for e in ents:
+                    for a, b in combinations(sorted(set(e)), 2):
+                        weight[frozenset((a, b))] += 1
+                        last[frozenset((a, b))] = max(last.get(frozenset((a, b)), date), date)
+            edges = store.entity_edges(names, ANY, 100)  # served by the maintained aggregate
+            assert {frozenset((e.source, e.target)): (e.weight, e.last_seen) for e in edges} == {
+                p: (w, last[p]) for p, w in weight.items()
+            }
+            filtered = store.entity_edges(names, SearchFilter(collections=("docs",)), 100)  # recomputed from mentions
+            assert sorted((e.source, e.target, e.weight, e.last_seen) for e in filtered) == sorted(
+                (e.source, e.target, e.weight, e.last_seen) for e in edges
+            )
+        mentions = Counter(n for _, ents in live.values() for e in ents for n in set(e))
+        assert dict(store.top_terms(10)) == dict(mentions)
+    finally:
+        store.close()
+
+
+def test_preview_tiers_and_unicode_case(tmp_path: Path) -> None:
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM)
+    try:
+        titles = {"a": "Postgres tuning", "b": "Learn postgres fast", "c": "Unpostgresql", "d": "ÉCOLE normale"}
+        store.upsert([ItemWrite(Item(id=k, collection="docs", title=t, text="x"), (Chunk(f"{k}#0", k, 0, "x"),), None)
+                      for k, t in titles.items()])
+        hits = store.preview("  POSTGRES ", SearchFilter(), 10)
+        assert [(h.item_id, h.title_match) for h in hits] == [("a", True), ("b", True), ("c", False)]
+        assert [h.item_id for h in store.preview("éco", SearchFilter(), 10)] == ["d"]
+        assert store.preview("   ", SearchFilter(), 10) == []
+        assert store.preview("postgres", SearchFilter(collections=("other",)), 10) == []
+    finally:
+        store.close()
+
+
+def test_bad_writes_name_the_problem_and_store_nothing(tmp_path: Path) -> None:
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM)
+    try:
+        ok = ItemWrite(Item(id="ok", collection="docs", title="ok", text="x"), (Chunk("ok#0", "ok", 0, "x"),), None)
+        clash = ItemWrite(Item(id="other", collection="docs", title="o", text="x"), (Chunk("ok#0", "other", 0, "x"),), None)
+        with pytest.raises(InvalidInput, match="ok#0"):
+            store.upsert([ok, clash])
+        store.upsert([ok])
+        with pytest.raises(InvalidInput, match="unique"):
+            store.upsert([clash])
+        nan = ItemWrite(Item(id="nan", collection="docs", title="n", text="x"), (Chunk("nan#0", "nan", 0, "x"),),
+                        np.full((1, DIM), np.nan, dtype=np.float32))
+        with pytest.raises(InvalidInput, match="NaN"):
+            store.upsert([nan])
+        with pytest.raises(InvalidInput, match="dimensions"):
+            store.vector_search(np.ones(3), SearchFilter(), 5)
+        assert store.count() == 1 and store.count_chunks() == 1
+    finally:
+        store.close()
+    with pytest.raises(StoreError, match="holds 16-d"):
+        SQLiteStore.open(tmp_path / "s", dim=32)
+    reader = SQLiteStore.open(tmp_path / "s", dim=DIM, read_only=True)
+    try:
+        with pytest.raises(StoreError, match="read-only"):
+            reader.delete(["ok"])
+        assert reader.get("ok") is not None
+    finally:
+        reader.close()
