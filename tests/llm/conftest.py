@@ -18,8 +18,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CACHE = Path(os.environ.get("GROUNDSEARCH_LLM_CACHE", ROOT / ".cache"))
+CACHE = Path(
+    os.environ.get("GROUNDSEARCH_LLM_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "groundsearch"
+)
 SERVER_PYTHON = CACHE / "llm-venv" / "bin" / "python"
 GGUF = CACHE / "llm" / "model.gguf"
 
