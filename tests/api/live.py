@@ -13,7 +13,7 @@ from typing import Any
 import uvicorn
 
 from groundsearch.engine import Engine
-from groundsearch.models.fake import HashEmbedder
+from groundsearch.models.factory import build_embedder
 from groundsearch.settings import Settings, load_settings
 from groundsearch.store.sqlite import SQLiteStore
 
@@ -71,7 +71,7 @@ def make_engine(tmp: Path, settings: Settings | None = None, *, engine_cls: type
     the browser and load tests use the real MiniLM model.
     """
     settings = settings or make_settings(tmp)
-    embedder = HashEmbedder()
+    embedder = build_embedder(settings)  # settings.embedder is "hash" here
     store = SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim)
     engine = engine_cls(settings, store, embedder)
     report = engine.ingest([FIXTURES / "docs"], "docs")

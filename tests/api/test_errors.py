@@ -149,8 +149,8 @@ class BrokenEmbedder(HashEmbedder):
 def test_embedder_failure_is_503_without_partial_results(tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     make_engine(tmp_path, settings).close()
-    store = SQLiteStore.open(settings.data_dir / "store", dim=64)
-    with Engine(settings, store, BrokenEmbedder()) as engine, serve(create_app(engine)) as url:
+    store = SQLiteStore.open(settings.data_dir / "store", dim=384)
+    with Engine(settings, store, BrokenEmbedder(dim=384)) as engine, serve(create_app(engine)) as url:
         r = httpx.post(f"{url}/api/search", json={"query": "atlas"})
         err = error_of(r, 503, "EMBEDDING_FAILED")
         assert "results" not in r.json()

@@ -1,0 +1,89 @@
+"""Drive `groundsearch mcp` over stdio with the official SDK client: both content kinds, paging, similar-to."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from groundsearch.interfaces.mcp_server import FindHit, FindResult, render_markdown
+from tests.api.live import CONFIG, make_engine, make_settings
+
+GROUNDSEARCH = Path(sys.executable).parent / "groundsearch"
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("mcp")
+    make_engine(tmp, make_settings(tmp)).close()  # ingests the fixture corpus into tmp/data
+    path = tmp / "server.toml"
+    path.write_text(f'data_dir = "{tmp / "data"}"\nembedder = "hash"\n' + CONFIG, encoding="utf-8")
+    return path
+
+
+def call(config: Path, calls: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
+    async def run() -> tuple[list[str], list[Any]]:
+        params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(config), "mcp"],
+                                       env={"PATH": os.environ.get("PATH", "")}, cwd=str(config.parent))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = [t.name for t in (await session.list_tools()).tools]
+            results = [await session.call_tool("find", arguments) for arguments in calls]
+            return tools, results
+
+    return asyncio.run(asyncio.wait_for(run(), 120))
+
+
+def test_find_returns_markdown_and_structured_content_with_paging(config: Path) -> None:
+    tools, (first, second, records, similar, bad) = call(config, [
+        {"query": "atlas vector search", "limit": 2},
+        {"query": "atlas vector search", "limit": 2, "offset": 2},
+        {"query": "atlas release", "kind": "records", "filters": {"product": "Atlas"}},
+        {"similar_to": "PLACEHOLDER"},
+        {"query": "x", "filters": {"colour": "red"}},
+    ])
+    assert tools == ["find"]
+
+    page1 = FindResult.model_validate(first.structured_content)
+    page2 = FindResult.model_validate(second.structured_content)
+    assert not first.is_error and len(page1.results) == 2
+    assert page1.has_more and page1.next_offset == 2
+    assert page2.offset == 2 and {h.id for h in page1.results}.isdisjoint({h.id for h in page2.results})
+    markdown = first.content[0].text
+    assert first.content[0].type == "text"
+    assert page1.results[0].id in markdown and page1.results[0].title in markdown
+    assert "offset=2" in markdown
+
+    rec = FindResult.model_validate(records.structured_content)
+    assert rec.results and all(h.collection == "releases" and h.title.startswith("Atlas") for h in rec.results)
+
+    assert similar.is_error and "PLACEHOLDER" in similar.content[0].text  # unknown id: a clear tool error
+    assert bad.is_error and "colour" in bad.content[0].text
+
+
+def test_similar_to_and_documents(config: Path) -> None:
+    _, (docs,) = call(config, [{"query": "atlas upgrading migration", "kind": "documents", "limit": 5}])
+    found = FindResult.model_validate(docs.structured_content)
+    assert found.results and len({h.item_id for h in found.results}) == len(found.results)
+    assert all(h.collection == "docs" for h in found.results)
+    item = found.results[0].item_id
+    _, (sim,) = call(config, [{"similar_to": item, "limit": 2}])
+    similar = FindResult.model_validate(sim.structured_content)
+    assert not sim.is_error and similar.similar_to == item
+    assert len(similar.results) == 2 and item not in {h.item_id for h in similar.results}
+    assert similar.has_more
+
+
+def test_markdown_is_truncated_at_10000_characters() -> None:
+    hit = FindHit(id="c", item_id="i", collection="docs", title="T", snippet="word " * 300, score=1.0)
+    result = FindResult(query="q", similar_to=None, kind="chunks", offset=0, limit=50, has_more=False,
+                        next_offset=None, results=[hit] * 50)
+    text = render_markdown(result)
+    assert len(text) <= 10_000 and text.endswith("the structured content has every result]")
+    assert len(render_markdown(result.model_copy(update={"results": [hit]}))) < 10_000
