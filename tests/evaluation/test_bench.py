@@ -1,0 +1,48 @@
+"""The bench harness on the tiny BEIR folder: the suites that run SciFact-shaped work, with the real model.
+
+Figures are not asserted (speed claims live in BENCHMARKS.md); the shape and the bookkeeping are.
+The vector and scaling suites delegate to ``bench_store`` and are exercised by its own tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from groundsearch.evaluation.bench import parse_sizes, parse_suites, run_bench, timed_rounds
+from groundsearch.errors import InvalidInput
+
+
+def test_keyword_ingest_memory_suites(beir_dir: Path, tmp_path: Path) -> None:
+    result = run_bench("keyword,ingest,memory", "10", dataset_dir=beir_dir, cache_root=tmp_path / "cache")
+    m = result["machine"]
+    assert m["nproc"] >= 1 and m["ram_gib"] > 0 and m["cpu"]
+    kw = result["suites"]["keyword"]
+    assert kw["queries"] == 3
+    assert kw["groundsearch_keyword"]["qps_median"] > 0 and kw["bm25s"]["qps_median"] > 0
+    assert kw["ratio_qps_keyword_over_bm25s"] == pytest.approx(
+        kw["groundsearch_keyword"]["qps_median"] / kw["bm25s"]["qps_median"], rel=0.05)
+    ingest = result["suites"]["ingest"]
+    assert ingest["without_embedding"]["chunks"] == 6  # one chunk per record, whole corpus
+    assert ingest["with_embedding_minilm"]["chunks"] == 6  # fewer than INGEST_EMBED_DOCS lines exist
+    mem = result["suites"]["memory"]
+    # ru_maxrss and /proc RSS are sampled differently, so "peak ≥ current" holds only to within rounding
+    assert mem["process_peak_rss_mib"] >= 0.99 * mem["rss_after_queries_mib"] > 0
+
+
+def test_timed_rounds_alternates_and_counts() -> None:
+    calls: list[str] = []
+    out = timed_rounds({"a": lambda q: calls.append("a"), "b": lambda q: calls.append("b")}, ["x", "y"], 3)
+    assert calls == ["a", "a", "b", "b", "b", "b", "a", "a", "a", "a", "b", "b"]  # a first, then b first, …
+    assert set(out) == {"a", "b"} and all(v["qps_median"] > 0 for v in out.values())
+
+
+def test_parsers() -> None:
+    assert parse_suites("all") == ("keyword", "vector", "scaling", "ingest", "memory")
+    assert parse_suites("memory, keyword") == ("memory", "keyword")
+    assert parse_sizes("10000,100000") == (10_000, 100_000)
+    with pytest.raises(InvalidInput):
+        parse_sizes("0")
+    with pytest.raises(InvalidInput):
+        parse_suites("")
