@@ -57,32 +57,35 @@ def term_postings(terms: list[str]) -> Counter[str]:
 
 
 def keyword_sql(where: Compiled) -> str:
-    """One statement: query terms → unfiltered df → filtered, scored, ordered page.
+    """One statement: postings of the query terms → per-chunk BM25 (df over all chunks) → filtered page.
 
+    Scoring reads postings alone (each carries its chunk's quantised length); chunks and items are joined
+    only while walking candidates in score order, so an unselective filter costs ``limit`` look-ups,
+    not one per matching chunk. Ties break on the chunk's insertion key, stable across pages.
     Placeholders: ``terms`` (text[], distinct), ``k1``, ``b``, ``lim``, ``off`` plus ``where``'s.
     """
     return f"""
-WITH q AS (
-    SELECT term, count(*)::float8 AS qtf FROM unnest(%(terms)s::text[]) AS t(term) GROUP BY term
-), df AS (
-    SELECT p.term, count(*)::float8 AS df FROM postings p JOIN q ON q.term = p.term GROUP BY p.term
-), st AS (
+WITH st AS (
     SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
     FROM corpus_stats
+), p AS (
+    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
+    FROM postings WHERE term = ANY(%(terms)s::text[])
+), scored AS MATERIALIZED (
+    SELECT p.chunk_pk, sum(
+        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
+        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
+    ) AS score
+    FROM p CROSS JOIN st
+    GROUP BY p.chunk_pk
+    ORDER BY score DESC, p.chunk_pk
 )
-SELECT c.id, c.item_id, sum(
-    q.qtf * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5)) * (%(k1)s + 1) * p.tf
-    / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * c.norm_terms / GREATEST(st.avglen, 1e-9)))
-) AS score
-FROM postings p
-JOIN q ON q.term = p.term
-JOIN df ON df.term = p.term
-JOIN chunks c ON c.pk = p.chunk_pk
+SELECT c.id, c.item_id, s.score
+FROM scored s
+JOIN chunks c ON c.pk = s.chunk_pk
 JOIN items i ON i.id = c.item_id
-CROSS JOIN st
 WHERE {where.sql}
-GROUP BY c.pk
-ORDER BY score DESC, c.id
+ORDER BY s.score DESC, s.chunk_pk
 LIMIT %(lim)s OFFSET %(off)s
 """
 

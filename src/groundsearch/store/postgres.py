@@ -98,9 +98,7 @@ class PostgresStore:
                 # Items first, sorted: their row locks serialise concurrent writers of the same ids
                 # (no deadlock) before any chunk of them is touched.
                 cur.executemany(_UPSERT_ITEM, batch.items)
-                removed = cur.execute(
-                    "DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING n_terms", (ids,)
-                ).fetchall()
+                removed = _delete_chunks(cur, ids)
                 cur.execute("DELETE FROM item_fields WHERE item_id = ANY(%s)", (ids,))
                 pks = [r[0] for r in cur.execute(
                     "SELECT nextval('chunks_pk_seq') FROM generate_series(1, %s)", (len(batch.chunks),)
@@ -108,8 +106,8 @@ class PostgresStore:
                 _copy(cur, "item_fields (item_id, name, value)", batch.fields)
                 _copy(cur, "chunks (pk, id, item_id, position, body, heading_path, entities, n_terms, norm_terms)",
                       [(pk, *row) for pk, row in zip(pks, batch.chunks)])
-                _copy(cur, "postings (term, chunk_pk, tf)",
-                      [(term, pks[i], tf) for i, term, tf in batch.postings])
+                _copy(cur, "postings (term, chunk_pk, tf, norm_terms)",
+                      [(term, pks[i], tf, batch.chunks[i][-1]) for i, term, tf in batch.postings])
                 _copy(cur, "mentions (entity, chunk_pk)", [(e, pks[i]) for i, e in batch.mentions])
                 if batch.vectors:
                     with cur.copy("COPY chunk_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
@@ -119,7 +117,7 @@ class PostgresStore:
                 added = sum(row[-2] for row in batch.chunks)
                 cur.execute(
                     "UPDATE corpus_stats SET n_chunks = n_chunks + %s, n_terms = n_terms + %s",
-                    (len(batch.chunks) - len(removed), added - sum(r[0] for r in removed)),
+                    (len(batch.chunks) - len(removed), added - sum(r[1] for r in removed)),
                 )
 
         self._run(work)
@@ -132,12 +130,12 @@ class PostgresStore:
         def work(conn: psycopg.Connection) -> int:
             with conn.cursor() as cur:
                 cur.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))
-                removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING n_terms", (ids,)).fetchall()
+                removed = _delete_chunks(cur, ids)
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
                 if removed:
                     cur.execute(
                         "UPDATE corpus_stats SET n_chunks = n_chunks - %s, n_terms = n_terms - %s",
-                        (len(removed), sum(r[0] for r in removed)),
+                        (len(removed), sum(r[1] for r in removed)),
                     )
                 return len(gone)
 
@@ -325,6 +323,16 @@ ON CONFLICT (id) DO UPDATE SET
     superseded_by = EXCLUDED.superseded_by, content_hash = EXCLUDED.content_hash, source = EXCLUDED.source,
     created_at = items.created_at, updated_at = EXCLUDED.updated_at
 """
+
+
+def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> list[tuple[int, int]]:
+    """Delete the items' chunks with their postings and mentions (no FK cascades there); ``(pk, n_terms)``."""
+    removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms", (item_ids,)).fetchall()
+    if removed:
+        pks = [r[0] for r in removed]
+        cur.execute("DELETE FROM postings WHERE chunk_pk = ANY(%s)", (pks,))
+        cur.execute("DELETE FROM mentions WHERE chunk_pk = ANY(%s)", (pks,))
+    return removed
 
 
 def _copy(cur: psycopg.Cursor, target: str, rows: Sequence[tuple[Any, ...]]) -> None:

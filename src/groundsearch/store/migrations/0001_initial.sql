@@ -52,12 +52,16 @@ CREATE TABLE chunks (
 CREATE SEQUENCE chunks_pk_seq OWNED BY chunks.pk;
 CREATE INDEX chunks_item ON chunks (item_id, position);
 
--- BM25 postings: one row per (term, chunk) with the term frequency.
+-- BM25 postings: one row per (term, chunk) with the term frequency and the chunk's quantised length, so
+-- scoring reads postings alone and joins chunks/items only for the top candidates. No foreign key on
+-- purpose: a per-row FK check on every posting dominated ingest time; the store deletes postings
+-- explicitly in the same transaction as their chunk.
 CREATE TABLE postings (
-    term     text NOT NULL,
-    chunk_pk bigint NOT NULL REFERENCES chunks (pk) ON DELETE CASCADE,
-    tf       integer NOT NULL,
-    PRIMARY KEY (term, chunk_pk)
+    term       text NOT NULL,
+    chunk_pk   bigint NOT NULL,
+    tf         integer NOT NULL,
+    norm_terms integer NOT NULL,
+    PRIMARY KEY (term, chunk_pk) INCLUDE (tf, norm_terms)  -- scoring is an index-only scan
 );
 CREATE INDEX postings_chunk ON postings (chunk_pk);
 
@@ -78,7 +82,7 @@ CREATE TABLE chunk_vectors (
 
 CREATE TABLE mentions (
     entity   text NOT NULL,
-    chunk_pk bigint NOT NULL REFERENCES chunks (pk) ON DELETE CASCADE,
+    chunk_pk bigint NOT NULL,             -- deleted explicitly with its chunk, like postings
     PRIMARY KEY (entity, chunk_pk)
 );
 CREATE INDEX mentions_chunk ON mentions (chunk_pk);

@@ -1,0 +1,172 @@
+"""Postgres + pgvector vs the embedded SQLite store, side by side in one run (``groundsearch bench``).
+
+Both stores receive the *same* synthetic corpus — one-chunk items whose text is drawn from a Zipfian
+vocabulary of pseudo-words, with random 384-d unit vectors (the embedded scaling benchmark's workload) —
+and answer the *same* queries, alternating which store goes first so machine noise hits both alike.
+
+Figures returned:
+
+* hybrid latency (keyword and vector legs run concurrently, fused with RRF, top 10, no rerank) p50/p95,
+  and each leg alone;
+* ingest throughput in chunks/s: the embedded store's whole build; Postgres incrementally with its HNSW
+  index in place (what steady ingest costs) and as a bulk load with the index built afterwards (the
+  recipe for a first import, see docs/scaling.md), with the index build time on its own;
+* recall@10 of each store's vector leg against exact numpy search on the same vectors.
+
+Random unit vectors are the hardest case for HNSW (all points nearly equidistant), so recall here is a
+floor. The Postgres server is a local embedded one with durable settings unless a DSN is given.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..query.fusion import reciprocal_rank_fusion
+from ..store.base import Store
+from ..types import Chunk, Item, ItemWrite, SearchFilter
+from .bench_store import ZIPF_S, synthetic_vocabulary
+
+__all__ = ["bench_postgres_vs_sqlite"]
+
+
+def _timing(values: Sequence[float]) -> dict[str, float]:
+    a = np.asarray(values, dtype=np.float64)
+    return {"p50_ms": round(float(np.percentile(a, 50)), 2), "p95_ms": round(float(np.percentile(a, 95)), 2),
+            "mean_ms": round(statistics.fmean(values), 2)}
+
+
+def _corpus(n: int, dim: int, rng: np.random.Generator, vocab: list[str], words_per_chunk: int) -> tuple[list[str], np.ndarray]:
+    p = np.arange(1, len(vocab) + 1, dtype=np.float64) ** -ZIPF_S
+    p /= p.sum()
+    ids = rng.choice(len(vocab), size=(n, words_per_chunk), p=p)
+    texts = [" ".join(vocab[j] for j in row) for row in ids]
+    vectors = rng.standard_normal((n, dim), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return texts, vectors
+
+
+def _writes(texts: list[str], vectors: np.ndarray, start: int, stop: int) -> list[ItemWrite]:
+    out = []
+    for i in range(start, stop):
+        item_id = f"s{i}"
+        item = Item(id=item_id, collection="synthetic", title=f"Synthetic {i}", text=texts[i], content_hash=item_id)
+        out.append(ItemWrite(item=item, chunks=(Chunk(id=f"{item_id}#0", item_id=item_id, position=0, text=texts[i]),),
+                             vectors=vectors[i : i + 1]))
+    return out
+
+
+def _load(store: Store, texts: list[str], vectors: np.ndarray, start: int, stop: int, batch: int) -> float:
+    """Upsert rows ``start:stop`` in batches; returns seconds."""
+    began = time.perf_counter()
+    for b in range(start, stop, batch):
+        store.upsert(_writes(texts, vectors, b, min(stop, b + batch)))
+    return time.perf_counter() - began
+
+
+def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 200, seed: int = 0, *,
+                             dsn: str | None = None, vocab_size: int = 50_000, words_per_chunk: int = 80,
+                             depth: int = 100, incremental: int = 5_000, batch: int = 1_000) -> dict[str, Any]:
+    """Build both stores with ``n`` chunks and time hybrid queries on each (see module doc).
+
+    ``dsn`` names an empty Postgres database to use; by default a local embedded server is started with
+    durable settings (fsync on) and removed afterwards.
+    """
+    import psycopg
+
+    from ..store.pg_vector import hnsw_index_sql
+    from ..store.postgres import PostgresStore
+    from ..store.sqlite import SQLiteStore
+
+    rng = np.random.default_rng(seed)
+    vocab = synthetic_vocabulary(vocab_size)
+    texts, vectors = _corpus(n, dim, rng, vocab, words_per_chunk)
+    q_texts = [" ".join(vocab[j] for j in rng.choice(len(vocab), size=int(rng.integers(2, 7)),
+                                                       p=(lambda p: p / p.sum())(np.arange(1, vocab_size + 1.0) ** -ZIPF_S)))
+               for _ in range(queries)]
+    q_vecs = rng.standard_normal((queries, dim), dtype=np.float32)
+    q_vecs /= np.linalg.norm(q_vecs, axis=1, keepdims=True)
+
+    server = None
+    if dsn is None:
+        from ..store.pg_embedded import start_embedded_postgres
+
+        server = start_embedded_postgres(durable=True)
+        with psycopg.connect(server.dsn(), autocommit=True) as conn:
+            conn.execute("CREATE DATABASE groundsearch_bench")
+        dsn = server.dsn("groundsearch_bench")
+    tmp = tempfile.TemporaryDirectory(prefix="gs-bench-pg-")
+    result: dict[str, Any] = {
+        "data": f"synthetic: Zipf(s={ZIPF_S}) text over {vocab_size} pseudo-words, {words_per_chunk} words/chunk, "
+                f"random {dim}-d unit vectors; queries of 2-6 Zipf words; hybrid = both legs concurrently "
+                f"(depth {depth}) + RRF top 10",
+        "chunks": n, "queries": queries,
+    }
+    try:
+        lite = SQLiteStore.open(Path(tmp.name) / "store", dim)
+        lite_s = _load(lite, texts, vectors, 0, n, batch)
+        pg = PostgresStore.open(dsn, dim=dim, pool_size=4)
+        inc = min(incremental, n)
+        inc_s = _load(pg, texts, vectors, 0, inc, batch)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("DROP INDEX chunk_vectors_hnsw")
+            bulk_s = _load(pg, texts, vectors, inc, n, batch)
+            began = time.perf_counter()
+            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute(hnsw_index_sql(dim).encode())
+            index_s = time.perf_counter() - began
+            conn.execute("VACUUM ANALYZE")
+        result["ingest"] = {
+            "sqlite_chunks_per_s": round(n / lite_s, 1),
+            "postgres_incremental_with_hnsw_chunks_per_s": round(inc / inc_s, 1),
+            "postgres_bulk_then_index_chunks_per_s": round((n - inc) / (bulk_s + index_s), 1) if n > inc else None,
+            "postgres_bulk_rows_only_chunks_per_s": round((n - inc) / bulk_s, 1) if n > inc else None,
+            "postgres_hnsw_build_seconds": round(index_s, 1),
+            "postgres_incremental_chunks": inc,
+        }
+        result["query"] = _query_side_by_side({"sqlite": lite, "postgres": pg}, q_texts, q_vecs, vectors, depth)
+        p50 = {k: v["hybrid"]["p50_ms"] for k, v in result["query"].items()}
+        result["ratio_hybrid_p50_postgres_over_sqlite"] = round(p50["postgres"] / p50["sqlite"], 2)
+        pg.close()
+        lite.close()
+    finally:
+        tmp.cleanup()
+        if server is not None:
+            server.stop()
+    return result
+
+
+def _query_side_by_side(stores: dict[str, Store], texts: list[str], q_vecs: np.ndarray, matrix: np.ndarray,
+                        depth: int) -> dict[str, Any]:
+    f = SearchFilter()
+    timings: dict[str, dict[str, list[float]]] = {k: {"hybrid": [], "keyword_leg": [], "vector_leg": []} for k in stores}
+    recall: dict[str, list[float]] = {k: [] for k in stores}
+    names = list(stores)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for j, (text, q) in enumerate(zip(texts, q_vecs)):
+            truth = {f"s{i}" for i in np.argpartition(-(matrix @ q), 10)[:10].tolist()}
+            for name in names if j % 2 == 0 else reversed(names):  # alternate who goes first
+                store = stores[name]
+                t = time.perf_counter()
+                kw = pool.submit(store.keyword_search, text, f, depth)
+                vec = pool.submit(store.vector_search, q, f, depth)
+                fused = reciprocal_rank_fusion({"keyword": kw.result().hits, "vector": vec.result().hits})[:10]
+                timings[name]["hybrid"].append((time.perf_counter() - t) * 1000)
+                assert fused
+                t = time.perf_counter()
+                store.keyword_search(text, f, depth)
+                timings[name]["keyword_leg"].append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                page = store.vector_search(q, f, depth)
+                timings[name]["vector_leg"].append((time.perf_counter() - t) * 1000)
+                recall[name].append(len(truth & {h.item_id for h in page.hits[:10]}) / 10)
+    return {name: {**{leg: _timing(v) for leg, v in legs.items()},
+                   "vector_recall_at_10": round(statistics.fmean(recall[name]), 4)}
+            for name, legs in timings.items()}
