@@ -48,3 +48,16 @@ def test_scores_are_a_distribution(edges: list[EntityEdge], seeds: list[str]) ->
     assert sum(r.values()) == pytest.approx(1.0, abs=1e-6)
     assert all(v >= 0 for v in r.values())
     assert set(seeds) <= set(r)
+
+
+def test_hubs_are_damped_below_specific_neighbours() -> None:
+    from groundsearch.query.graph import damp_hubs
+
+    # "hub" and "specific" are each linked once to both seeds; the hub is also linked to 30 other names
+    edges = [EntityEdge("a", "hub", 1), EntityEdge("b", "hub", 1), EntityEdge("a", "specific", 1),
+             EntityEdge("b", "specific", 1), *(EntityEdge("hub", f"x{i}", 1) for i in range(30))]
+    raw = personalized_pagerank(edges, ["a", "b"])
+    assert raw["hub"] > raw["specific"]  # the walk's bias towards degree
+    damped = damp_hubs(raw, edges)
+    assert damped["specific"] > damped["hub"]
+    assert min(damped["a"], damped["b"]) > damped["specific"]  # seeds still lead

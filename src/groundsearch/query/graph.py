@@ -15,7 +15,7 @@ import numpy as np
 from ..store.base import Store
 from ..types import EntityEdge, Hit, SearchFilter
 
-__all__ = ["graph_hits", "neighbourhood", "personalized_pagerank"]
+__all__ = ["damp_hubs", "graph_hits", "neighbourhood", "personalized_pagerank", "rank_chunks"]
 
 # 0.85 is the damping of the original PageRank; with restarts to the seeds it keeps ~15% of the mass on
 # them each step, which ranks one-hop neighbours well above the far side of the fetched subgraph.
@@ -90,11 +90,28 @@ def rank_chunks(mentions: Sequence[tuple[str, str, str]], scores: Mapping[str, f
     return [Hit(chunk_id=c, item_id=item_of[c], score=total[c]) for c in order if total[c] > 0]
 
 
+def damp_hubs(scores: Mapping[str, float], edges: Sequence[EntityEdge]) -> dict[str, float]:
+    """Degree-normalised PageRank: mass divided by the entity's weighted degree in the walked subgraph.
+
+    On an undirected graph a plain random walk settles with mass proportional to degree, so raw PPR
+    ranks hubs ("pypi", "arxiv", linked to everything) first whatever the seeds. Dividing by degree
+    leaves what proximity to the seeds adds (the sweep score of Andersen, Chung & Lang, FOCS 2006). Seeds
+    keep their restart mass, so they and their specific neighbours lead.
+    """
+    degree: dict[str, float] = {}
+    for e in edges:
+        if e.source != e.target and e.weight > 0:
+            degree[e.source] = degree.get(e.source, 0.0) + e.weight
+            degree[e.target] = degree.get(e.target, 0.0) + e.weight
+    return {name: s / max(1.0, degree.get(name, 0.0)) for name, s in scores.items()}
+
+
 def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int) -> list[Hit]:
     """The graph leg: walk from ``seeds`` and return up to ``limit`` chunks mentioning the top entities."""
     if not seeds:
         return []
-    scores = personalized_pagerank(neighbourhood(store, seeds, f), seeds)
+    edges = neighbourhood(store, seeds, f)
+    scores = damp_hubs(personalized_pagerank(edges, seeds), edges)
     top = sorted(scores, key=lambda e: (-scores[e], e))[:TOP_ENTITIES]
     mentions = store.entity_chunks(top, f, limit * 4)
     return rank_chunks(mentions, scores)[:limit]

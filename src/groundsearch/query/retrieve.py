@@ -26,6 +26,9 @@ from .scoring import signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
 
+# Distinct query texts whose vectors are kept (FIFO); 384 floats each, so 512 entries are ~0.8 MB.
+QUERY_VECTOR_CACHE = 512
+
 
 class Retriever:
     """Runs plans against one store and one embedder. Holds a small thread pool for the legs.
@@ -51,7 +54,12 @@ class Retriever:
         self._today = today
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-leg")
         # Fan-out jobs wait on leg jobs; sharing one pool deadlocks once collections >= max_workers.
+        self._query_vectors: dict[str, np.ndarray] = {}
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
+
+    def clear_cache(self) -> None:
+        """Forget memoised query vectors (e.g. after the embedder's weights change, or for cold timings)."""
+        self._query_vectors.clear()
 
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
@@ -60,12 +68,21 @@ class Retriever:
     # ---------------------------------------------------------------------------------------------
 
     def embed_query(self, text: str) -> np.ndarray:
+        """The query's vector, memoised: one request embeds the same text once per fan-out collection,
+        relaxed retry and rewrite pass, and embedding is the costliest step of a search (~10–20 ms idle)."""
+        cached = self._query_vectors.get(text)
+        if cached is not None:
+            return cached
         try:
-            return self.embedder.embed_queries([text])[0]
+            vector = self.embedder.embed_queries([text])[0]
         except EmbeddingFailed:
             raise
         except Exception as exc:  # the embedder can't run: the caller must know (HTTP 503), no partial results
             raise EmbeddingFailed(f"the embedder could not embed the query: {exc}") from exc
+        if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
+            self._query_vectors.pop(next(iter(self._query_vectors)), None)
+        self._query_vectors[text] = vector
+        return vector
 
     def retrieve(self, plan: RetrievalPlan) -> Evidence:
         """Carry out ``plan``. Fan-out plans (several collections, pattern "agentic") run one hybrid
@@ -183,6 +200,8 @@ class Retriever:
 
     def _fan_out(self, plan: RetrievalPlan) -> Evidence:
         started = time.perf_counter()
+        if "vector" in plan.legs and plan.profile != "keyword":
+            self.embed_query(plan.query)  # once, before the collections run concurrently and would each embed it
         per_collection = {
             name: self._fan_pool.submit(
                 self._retrieve_one,

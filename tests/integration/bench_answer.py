@@ -1,0 +1,115 @@
+"""Full-request latency of the answer pipeline on the demo corpus (not a test: prints figures).
+
+Run: ``.venv/bin/python tests/integration/bench_answer.py [--data-dir DIR] [--rounds 5] [--llm-url URL]``
+
+Opens (ingesting if empty) the demo corpus with the real MiniLM embedder in a SQLite store, then times, in
+one process and interleaved request by request so machine noise hits both alike:
+
+* ``retrieve only`` — the plain hybrid plan executed (query embedded afresh), no intent, no answer: the baseline;
+* ``answer, cold caches`` — ``Engine.search`` with no intent cache and the query vector forgotten each time;
+* ``answer, warm caches`` — ``Engine.search`` on repeated requests (intent and query vector cached);
+* ``answer + LLM`` — with ``--llm-url`` (an OpenAI-compatible server such as llama.cpp's), narration on.
+
+Reports p50 / p95 per configuration and the ratio of medians to the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from groundsearch.engine import Engine
+from groundsearch.settings import load_settings
+from groundsearch.types import SearchRequest
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = (
+    "What's the latest AI trends for research and product releases. share this in a table",
+    "create a tornado diagram of recent news trends",
+    "what's trending in AI research and product launches?",
+    "retrieval augmented generation papers",
+    "how do I install groundsearch",
+    "vector database releases in the last 3 months",
+    "compare LangChain vs LlamaIndex releases",
+    "timeline of agent framework releases",
+    "bar chart of papers on dense retrieval per month",
+    "how do Reciprocal Rank Fusion and BM25 relate",
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def open_demo(data_dir: Path, **overrides: object) -> Engine:
+    settings = load_settings(ROOT / "demo" / "groundsearch.toml", env={}, data_dir=data_dir, **overrides)
+    engine = Engine.open(settings)
+    if engine.store.count() == 0:
+        t = time.perf_counter()
+        engine.ingest([ROOT / "README.md", *([ROOT / "docs"] if (ROOT / "docs").is_dir() else [])], "docs")
+        engine.ingest([ROOT / "demo" / "releases.jsonl"], "releases")
+        engine.ingest([ROOT / "demo" / "papers.jsonl"], "papers")
+        print(f"ingested the demo corpus in {time.perf_counter() - t:.1f} s")
+    return engine
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=ROOT / ".cache" / "bench-demo")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8088/v1")
+    parser.add_argument("--llm-model", default="local")
+    args = parser.parse_args()
+
+    engine = open_demo(args.data_dir)
+    # the same store and embedder with the intent cache off and query vectors forgotten before each
+    # request: every request classifies and embeds from scratch, like a first-time query
+    base = Engine(engine.settings, engine.store, engine.embedder)
+    cold = Engine(engine.settings.model_copy(update={"intent": engine.settings.intent.model_copy(
+        update={"cache_size": 0})}), engine.store, engine.embedder)
+    runs: dict[str, Callable[[SearchRequest], object]] = {
+        "retrieve only (baseline)": lambda r: (base.retriever.clear_cache(), base.retrieve(base.plan(r))),
+        "answer, cold caches": lambda r: (cold.retriever.clear_cache(), cold.search(r)),
+        "answer, warm caches": engine.search,
+    }
+    llm_engine = None
+    if args.llm_url:
+        from groundsearch.models.llm import build_llm
+
+        llm_settings = engine.settings.llm.model_copy(
+            update={"base_url": args.llm_url, "models": (args.llm_model,), "timeout_s": 60.0})
+        llm_engine = Engine(engine.settings.model_copy(update={"llm": llm_settings}), engine.store, engine.embedder,
+                            build_llm(llm_settings))
+        runs["answer + LLM narration (warm intent)"] = llm_engine.search
+    for q in QUERIES:  # warm-up: model sessions, prototype embeddings, first-touch of the indexes
+        for fn in runs.values():
+            fn(SearchRequest(query=q))
+
+    timings: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.rounds):
+        for q in QUERIES:
+            request = SearchRequest(query=q)
+            for name, fn in runs.items():
+                t = time.perf_counter()
+                fn(request)
+                timings[name].append((time.perf_counter() - t) * 1000)
+
+    baseline = statistics.median(timings["retrieve only (baseline)"])
+    print(f"{len(QUERIES)} requests x {args.rounds} rounds, demo corpus ({engine.store.count()} items)")
+    print(f"{'configuration':40} {'p50 ms':>8} {'p95 ms':>8} {'x baseline':>10}")
+    for name, values in timings.items():
+        p50 = statistics.median(values)
+        print(f"{name:40} {p50:8.1f} {percentile(values, 0.95):8.1f} {p50 / baseline:10.2f}")
+    cold.retriever.close()  # these share the store, closed below
+    base.retriever.close()
+    if llm_engine is not None:
+        llm_engine.retriever.close()  # shares the store, closed below
+    engine.close()
+
+
+if __name__ == "__main__":
+    main()
