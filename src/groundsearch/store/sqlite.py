@@ -42,7 +42,7 @@ from .sqlite_schema import (
     like_escape, vector_to_blob,
 )
 from .text import analyze, keyword_terms
-from .vectors import NO_DATE, VectorIndex, VectorRows
+from .vectors import NO_DATE, VectorIndex, VectorRows, exact_search
 
 __all__ = ["SQLiteStore"]
 
@@ -301,11 +301,17 @@ class SQLiteStore:
             raise InvalidInput("query vector contains NaN or infinity")
         if limit == 0:
             return Page(hits=(), offset=offset, has_more=False)
+        snapshot = None
         with self._lock:
             self._refresh()
             allowed, excluded = self._item_sets(filter)
             mask = self._vectors.mask(filter, allowed, excluded)
-            keys, scores = self._vectors.search(q, mask, offset + limit + 1)
+            if self._vectors.graph_applies(mask):
+                keys, scores = self._vectors.search(q, mask, offset + limit + 1)
+            else:
+                snapshot = self._vectors.snapshot()
+        if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg's hydration overlaps it
+            keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
         found = list(zip(keys[offset:].tolist(), scores[offset:].tolist()))
         return page_from(self._hits(found), offset, limit)
 

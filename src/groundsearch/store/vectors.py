@@ -29,7 +29,7 @@ from usearch.index import Index as HNSW
 
 from ..types import STATUSES, SearchFilter
 
-__all__ = ["NO_DATE", "VectorIndex", "VectorRows"]
+__all__ = ["NO_DATE", "VectorIndex", "VectorRows", "exact_search"]
 
 NO_DATE = np.iinfo(np.int32).min  # undated rows never satisfy a date bound
 _STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
@@ -247,26 +247,27 @@ class VectorIndex:
             m &= ~np.isin(self._item[:n], excluded_items)
         return m
 
+    def graph_applies(self, mask: np.ndarray) -> bool:
+        """Whether :meth:`search` would consult the HNSW graph (else it is an exact scan of a snapshot)."""
+        return self.uses_hnsw and int(mask.sum()) > self.exact_max
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(matrix, keys)`` views of the rows as they are now, safe to scan without the caller's lock.
+
+        Rows below ``_n`` are never written in place: appends go past them and compaction builds new
+        arrays, so a view taken under the lock stays valid after it is released.
+        """
+        return self._matrix[: self._n], self._keys[: self._n]
+
     def search(self, query: np.ndarray, mask: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` live rows passing ``mask``: ``(chunk keys, cosine scores)``, best first."""
         allowed = int(mask.sum())
-        k = min(k, allowed)
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if self.uses_hnsw and allowed > self.exact_max:
-            found = self._search_hnsw(query, mask, k, allowed)
+        if min(k, allowed) > 0 and self.uses_hnsw and allowed > self.exact_max:
+            found = self._search_hnsw(query, mask, min(k, allowed), allowed)
             if found is not None:
                 return found
-        if allowed * 4 < self._n:
-            rows = np.flatnonzero(mask)
-            scores = self._matrix[rows] @ query
-        else:
-            rows = None
-            scores = self._matrix[: self._n] @ query
-            scores[~mask] = -np.inf
-        top = _top_k(scores, k)
-        picked = top if rows is None else rows[top]
-        return self._keys[picked].copy(), scores[top].astype(np.float32)
+        matrix, keys = self.snapshot()
+        return exact_search(matrix, keys, query, mask, k)
 
     def _search_hnsw(self, query: np.ndarray, mask: np.ndarray, k: int, allowed: int) -> tuple[np.ndarray, np.ndarray] | None:
         assert self._hnsw is not None
@@ -285,6 +286,29 @@ class VectorIndex:
         # Too selective for the graph, or asking for more rows than the graph's beam reaches: the caller
         # scans the masked rows exactly, so the page is still full.
         return None
+
+
+def exact_search(
+    matrix: np.ndarray, keys: np.ndarray, query: np.ndarray, mask: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top ``k`` of ``matrix @ query`` over rows where ``mask`` holds: ``(keys, scores)``, best first.
+
+    A selective mask gathers its rows (cheap when few pass); otherwise one full matrix-vector product with
+    the rejected rows set to −inf beats gathering most of the matrix.
+    """
+    allowed = int(mask.sum())
+    k = min(k, allowed)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    if allowed * 4 < len(mask):
+        rows = np.flatnonzero(mask)
+        scores = matrix[rows] @ query
+        top = _top_k(scores, k)
+        return keys[rows[top]].copy(), scores[top].astype(np.float32)
+    scores = matrix @ query
+    scores[~mask] = -np.inf
+    top = _top_k(scores, k)
+    return keys[top].copy(), scores[top].astype(np.float32)
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
