@@ -108,3 +108,12 @@ def test_parse_narration_keeps_unknown_handles_for_the_audit() -> None:
     prose = parse_narration("Alpha beta [e1][e3]. Gamma [e9].", ["a", "b", "c"])
     assert [s.citations for s in prose.sentences] == [("a", "c"), ("e9",)]
     assert prose.sentences[0].text == "Alpha beta."
+
+
+def test_narration_that_repeats_table_rows_is_left_out_and_said() -> None:
+    results = normalize(Intent(format="table"), RECORD_HITS, SPECS, collections=("releases", "papers"))
+    llm = ScriptedLLM(["Recent releases focus on RAG and LLM agents [e1][e3]. "
+                       "ragkit 1.2.0 is a RAG toolkit for LLM agents [e1]."])
+    s = synthesize(Intent(format="table"), "q", results, RECORD_HITS, SPECS, llm=llm, load_prompt=lambda n: n)
+    assert [x.text for x in s.prose.sentences] == ["Recent releases focus on RAG and LLM agents."]
+    assert s.degraded and "repeated table rows" in s.degraded[0]

@@ -19,7 +19,7 @@ from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
 from .normalize import display_name, theme_counts
 
-__all__ = ["SHORT_WORDS", "Synthesis", "extractive", "narrate", "synthesize"]
+__all__ = ["SHORT_WORDS", "Synthesis", "extractive", "narrate", "repeats_a_row", "synthesize"]
 
 SHORT_WORDS = 80
 FULL_SENTENCES = 4
@@ -183,6 +183,19 @@ def narrate(llm: LLM, system: str, query: str, hits: Sequence[EvidenceHit], resu
     return prose
 
 
+def repeats_a_row(sentence: str, results: Sequence[Any]) -> bool:
+    """True when ``sentence`` reproduces a table row: two or more of one row's cells, verbatim."""
+    text = sentence.casefold()
+    for r in results:
+        if r.kind != "table":
+            continue
+        for row in r.rows:
+            cells = [str(v).casefold() for v in row if v is not None and len(str(v)) > 3]
+            if sum(1 for c in cells if c in text) >= 2:
+                return True
+    return False
+
+
 def synthesize(
     intent: Intent,
     query: str,
@@ -206,7 +219,16 @@ def synthesize(
         system = load_prompt("synthesis_tables" if short else "synthesis_default")
         prose = narrate(llm, system, query, hits, results, short=short,
                         max_tokens=min(max_tokens, 200) if short else max_tokens)
-        return Synthesis(prose, model=getattr(llm, "name", None))
+        notes: tuple[str, ...] = ()
+        if short:
+            kept = tuple(x for x in prose.sentences if not repeats_a_row(x.text, results))
+            if len(kept) < len(prose.sentences):
+                notes = (f"synthesis: left out {len(prose.sentences) - len(kept)} narrated sentence(s) that "
+                         f"repeated table rows (the tables show them)",)
+            if not kept:
+                return Synthesis(base, degraded=notes + ("synthesis: extractive answer instead",))
+            prose = Prose(sentences=kept, mode="llm")
+        return Synthesis(prose, degraded=notes, model=getattr(llm, "name", None))
     except Exception as exc:  # any narration failure (model, prompt file, parsing) must not fail the answer
         return Synthesis(base, degraded=(f"synthesis: LLM narration failed ({type(exc).__name__}: {exc}); "
                                          f"extractive answer instead",))
