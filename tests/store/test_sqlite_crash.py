@@ -95,7 +95,7 @@ def _assert_consistent(store: SQLiteStore, path: Path) -> None:
     for item_id in sorted(items)[:25]:  # each item is found by its own word
         assert {h.item_id for h in store.keyword_search(f"alpha{item_id[2:]}", ANY, 10).hits} == {item_id}
     assert store.count() == len(items) and store.count_chunks() == len(chunks)
-    assert store._keyword.applied_seq == store._vectors.applied_seq == store._max_seq()
+    assert store._keyword.applied_seq == store._vectors.applied_seq == store._derived.max_seq()
     weights = {frozenset((e.source, e.target)): e.weight for e in store.entity_edges(["common"], ANY, 100)}
     assert sum(weights.values()) == len(chunks)  # every chunk pairs "common" with exactly one e<j>
 

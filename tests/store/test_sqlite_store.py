@@ -159,3 +159,34 @@ def test_bad_writes_name_the_problem_and_store_nothing(tmp_path: Path) -> None:
         assert reader.get("ok") is not None
     finally:
         reader.close()
+
+
+def test_trimmed_change_log_still_lets_readers_and_reopen_catch_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from groundsearch.store import sqlite_sync
+
+    monkeypatch.setattr(sqlite_sync, "LOG_RETAIN", 10)
+    rng = np.random.default_rng(3)
+    path = tmp_path / "s"
+    writer = SQLiteStore.open(path, dim=DIM, exact_vector_max=20)
+    writer.upsert([_record(0, _clustered(rng, 1)[0])])
+    reader = SQLiteStore.open(path, dim=DIM, exact_vector_max=20, read_only=True)  # applied up to seq 1
+    try:
+        for i in range(1, 80):
+            writer.upsert([_record(i, _clustered(rng, 1)[0])])
+        first = writer._conn.execute("SELECT min(seq) FROM changes").fetchone()[0]
+        assert first > 2  # the log really was trimmed past the reader
+        q = _clustered(rng, 1)[0]
+        assert len(reader.vector_search(q, SearchFilter(), 100).hits) == 80
+        assert reader.count() == 80 and len(reader.keyword_search("record", SearchFilter(), 100).hits) == 80
+    finally:
+        reader.close()
+        writer.close()
+    for child in (path / "keyword").iterdir():  # an index older than the trimmed log is rebuilt, not replayed
+        if child.name == "applied.json":
+            child.write_text('{"format": 1, "seq": 1}')
+    again = SQLiteStore.open(path, dim=DIM, exact_vector_max=20)
+    try:
+        assert len(again.keyword_search("record", SearchFilter(), 100).hits) == 80
+        assert len(again.vector_search(q, SearchFilter(), 100).hits) == 80
+    finally:
+        again.close()

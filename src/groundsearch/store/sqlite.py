@@ -35,19 +35,18 @@ from ..errors import InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import sqlite_graph as graph
 from .base import page_from
-from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
+from .keyword_tantivy import KeywordIndex
 from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
 from .sqlite_schema import (
     DDL, OP_DELETE, OP_UPSERT, SCHEMA_VERSION, date_ordinal, encode_fields, field_rows, item_filter_sql,
     like_escape, vector_to_blob,
 )
-from .text import analyze, keyword_terms
-from .vectors import NO_DATE, VectorIndex, VectorRows, exact_search
+from .sqlite_sync import DerivedIndexes
+from .text import analyze
+from .vectors import VectorIndex, exact_search
 
 __all__ = ["SQLiteStore"]
 
-_SYNC_BATCH = 20_000  # chunks per keyword-index commit while catching up (bounds memory on a full rebuild)
-_LOAD_BATCH = 50_000  # rows per fetch when loading vectors at open
 _USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
 
 
@@ -62,6 +61,7 @@ class SQLiteStore:
         self._conn = conn
         self._keyword = keyword
         self._vectors = vectors
+        self._derived = DerivedIndexes(conn, dim, keyword, vectors, read_only)
         self._lock = threading.RLock()
         self._data_version = self._pragma_data_version()
         self._closed = False
@@ -82,10 +82,11 @@ class SQLiteStore:
             conn = _connect(db_path, dim, read_only)
             vectors = VectorIndex(dim, exact_vector_max, data_dir / "vectors")
             store = cls(data_dir, dim, conn, keyword, vectors, read_only)
-            store._load_vectors()
-            if not read_only:
-                store._catch_up_keyword()
-                vectors.checkpoint(force=True)
+            with store._lock:
+                store._derived.load_vectors()
+                if not read_only:
+                    store._derived.catch_up_keyword()
+                    vectors.checkpoint(force=True)
         except BaseException:
             keyword.close()
             raise
@@ -176,103 +177,12 @@ class SQLiteStore:
 
     # ================================================================================ derived indexes
 
-    def _max_seq(self) -> int:
-        return int(self._conn.execute("SELECT coalesce(max(seq), 0) FROM changes").fetchone()[0])
-
-    def _changed_keys(self, since: int) -> list[int]:
-        return [k for (k,) in self._conn.execute("SELECT DISTINCT chunk_key FROM changes WHERE seq > ?", (since,))]
-
-    def _sync(self) -> None:
-        """Bring both derived indexes up to the change log (after a commit, or a reader seeing one)."""
-        if not self.read_only:
-            self._catch_up_keyword()
-        self._catch_up_vectors()
-        self._data_version = self._pragma_data_version()
-
-    def _catch_up_keyword(self) -> None:
-        top = self._max_seq()
-        if self._keyword.applied_seq > top:  # the index is ahead of the truth (a lost database): rebuild
-            self._keyword.reset()
-        if self._keyword.applied_seq == top:
-            return
-        keys = self._changed_keys(self._keyword.applied_seq)
-        for start in range(0, len(keys), _SYNC_BATCH):
-            batch = keys[start : start + _SYNC_BATCH]
-            docs = self._keyword_docs(batch)
-            present = {d.key for d in docs}
-            last = start + _SYNC_BATCH >= len(keys)
-            self._keyword.apply(top if last else self._keyword.applied_seq, [k for k in batch if k not in present], docs)
-
-    def _keyword_docs(self, keys: Sequence[int]) -> list[KeywordDoc]:
-        rows = self._conn.execute(
-            "SELECT c.key, c.text, c.heading_path, i.rowid, i.id, i.title, i.collection, i.status, "
-            "i.superseded_by IS NOT NULL, i.tenant, i.date_ord FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
-            "WHERE c.key IN (SELECT value FROM json_each(?)) ORDER BY c.key",
-            (json.dumps(list(keys)),),
-        ).fetchall()
-        rowids = sorted({r[3] for r in rows})
-        terms: dict[int, list[str]] = {}
-        for rowid, name, value in self._conn.execute(
-            "SELECT item_rowid, name, value FROM item_fields WHERE item_rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps(rowids),),
-        ):
-            terms.setdefault(rowid, []).append(f"{name}{FIELD_SEP}{value}")
-        return [
-            KeywordDoc(key=key, item_id=iid, collection=coll, status=status, superseded=bool(sup), tenant=tenant,
-                       date_ord=date_ord, field_terms=tuple(terms.get(rowid, ())),
-                       terms=tuple(keyword_terms(title, json.loads(heading), text)))
-            for key, text, heading, rowid, iid, title, coll, status, sup, tenant, date_ord in rows
-        ]
-
-    def _vector_rows(self, where: str, params: Sequence[object]) -> Iterator[VectorRows]:
-        cur = self._conn.execute(
-            "SELECT c.key, c.vector, i.rowid, i.collection, i.status, i.superseded_by IS NOT NULL, i.tenant, "
-            f"i.date_ord FROM chunks c JOIN items i ON i.rowid = c.item_rowid WHERE c.vector IS NOT NULL AND {where} "
-            "ORDER BY c.key",
-            params,
-        )
-        while batch := cur.fetchmany(_LOAD_BATCH):
-            cols = list(zip(*batch))
-            yield VectorRows(
-                keys=np.asarray(cols[0], dtype=np.int64),
-                vectors=np.frombuffer(b"".join(cols[1]), dtype="<f4").reshape(len(batch), self.dim).astype(np.float32),
-                item_rowids=np.asarray(cols[2], dtype=np.int64),
-                collections=cols[3], statuses=cols[4],
-                superseded=np.asarray(cols[5], dtype=bool), tenants=cols[6],
-                date_ords=np.asarray([NO_DATE if d is None else d for d in cols[7]], dtype=np.int32),
-            )
-
-    def _load_vectors(self) -> None:
-        with self._lock:
-            self._conn.execute("BEGIN")  # one snapshot: the rows and the seq they reflect agree
-            try:
-                seq = self._max_seq()
-                for rows in self._vector_rows("1", ()):
-                    self._vectors.append(rows)
-            finally:
-                self._conn.execute("COMMIT")
-            self._vectors.applied_seq = seq
-            self._vectors.attach_hnsw(self._changed_keys)
-
-    def _catch_up_vectors(self) -> None:
-        vi = self._vectors
-        self._conn.execute("BEGIN")
-        try:
-            top = self._max_seq()
-            if top == vi.applied_seq:
-                return
-            keys = self._changed_keys(vi.applied_seq)
-            vi.remove(keys)
-            for rows in self._vector_rows("c.key IN (SELECT value FROM json_each(?))", (json.dumps(keys),)):
-                vi.append(rows)
-            vi.applied_seq = top
-        finally:
-            self._conn.execute("COMMIT")
-        if not self.read_only:
-            vi.checkpoint()
-
     def _pragma_data_version(self) -> int:
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _sync(self) -> None:
+        self._derived.sync()
+        self._data_version = self._pragma_data_version()
 
     def _refresh(self) -> None:
         """Readers: catch up when another connection (the writer) has committed since we last looked."""

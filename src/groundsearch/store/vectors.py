@@ -70,6 +70,12 @@ class VectorIndex:
         self.exact_max = exact_max
         self.directory = directory
         self.applied_seq = 0
+        self._saved_seq: int | None = None  # seq of the graph file on disk, if there is one
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every row (before reloading from SQLite)."""
+        dim = self.dim
         self._n = 0
         self._dead = 0
         self._matrix = np.zeros((0, dim), dtype=np.float32)
@@ -84,7 +90,6 @@ class VectorIndex:
         self._coll_codes: dict[str, int] = {}
         self._tenant_codes: dict[str, int] = {}
         self._hnsw: HNSW | None = None
-        self._hnsw_seq = 0
         self._unsaved = 0
 
     # ---------------------------------------------------------------------------------------- size
@@ -92,6 +97,11 @@ class VectorIndex:
     @property
     def live(self) -> int:
         return self._n - self._dead
+
+    @property
+    def durable_seq(self) -> int:
+        """The oldest change a reopened index would need replayed (the saved graph's seq, if any)."""
+        return self.applied_seq if self._saved_seq is None else self._saved_seq
 
     @property
     def uses_hnsw(self) -> bool:
@@ -174,11 +184,12 @@ class VectorIndex:
         self._hnsw = graph
         self._unsaved = len(live)
 
-    def attach_hnsw(self, changed_since: Callable[[int], Sequence[int]]) -> None:
+    def attach_hnsw(self, changed_since: Callable[[int], Sequence[int]], log_covers: Callable[[int], bool]) -> None:
         """After loading rows from SQLite: load the saved graph and replay the change log into it.
 
         ``changed_since(seq)`` returns chunk keys touched after ``seq``; each is removed from the graph
-        and re-added if it is live now, which is idempotent whatever state the crash left.
+        and re-added if it is live now, which is idempotent whatever state the crash left. A graph the
+        log cannot bring up to date (newer than the database, or older than the trimmed log) is rebuilt.
         """
         if self.directory is None or self.live <= self.exact_max:
             return
@@ -186,11 +197,12 @@ class VectorIndex:
         path = self.directory / "hnsw.usearch"
         graph = None
         if state.get("format") == _FORMAT and state.get("dim") == self.dim and path.exists():
-            if int(state.get("seq", 0)) <= self.applied_seq:
+            saved = int(state.get("seq", 0))
+            if saved <= self.applied_seq and log_covers(saved):
                 graph = HNSW.restore(str(path), view=False)
+                self._saved_seq = saved
         if graph is None:
             self._build_hnsw()
-            self._hnsw_seq = self.applied_seq
             return
         keys = np.asarray(sorted(set(changed_since(int(state["seq"])))), dtype=np.int64)
         if len(keys):
@@ -215,6 +227,7 @@ class VectorIndex:
         self._hnsw.save(str(tmp))
         os.replace(tmp, self.directory / "hnsw.usearch")
         _write_state(self.directory, {"format": _FORMAT, "dim": self.dim, "seq": self.applied_seq})
+        self._saved_seq = self.applied_seq
         self._unsaved = 0
 
     # ---------------------------------------------------------------------------------------- reads
