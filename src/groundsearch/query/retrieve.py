@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -55,11 +56,13 @@ class Retriever:
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-leg")
         # Fan-out jobs wait on leg jobs; sharing one pool deadlocks once collections >= max_workers.
         self._query_vectors: dict[str, np.ndarray] = {}
+        self._vectors_lock = threading.Lock()  # API worker threads share one retriever
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
 
     def clear_cache(self) -> None:
         """Forget memoised query vectors (e.g. after the embedder's weights change, or for cold timings)."""
-        self._query_vectors.clear()
+        with self._vectors_lock:
+            self._query_vectors.clear()
 
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
@@ -79,9 +82,10 @@ class Retriever:
             raise
         except Exception as exc:  # the embedder can't run: the caller must know (HTTP 503), no partial results
             raise EmbeddingFailed(f"the embedder could not embed the query: {exc}") from exc
-        if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
-            self._query_vectors.pop(next(iter(self._query_vectors)), None)
-        self._query_vectors[text] = vector
+        with self._vectors_lock:
+            if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)), None)
+            self._query_vectors[text] = vector
         return vector
 
     def retrieve(self, plan: RetrievalPlan) -> Evidence:
