@@ -15,7 +15,6 @@ import uvicorn
 from groundsearch.engine import Engine
 from groundsearch.models.factory import build_embedder
 from groundsearch.settings import Settings, load_settings
-from groundsearch.store.sqlite import SQLiteStore
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -70,6 +69,10 @@ def make_engine(tmp: Path, settings: Settings | None = None, *, engine_cls: type
     API tests check the adapter (routing, errors, streaming, auth), so ranking quality is not the point here;
     the browser and load tests use the real MiniLM model.
     """
+    # Imported here, not at module top: importing usearch (under the SQLite store) before onnxruntime
+    # segfaults in this environment, and the browser tests import this module before MiniLM loads.
+    from groundsearch.store.sqlite import SQLiteStore
+
     settings = settings or make_settings(tmp)
     embedder = build_embedder(settings)  # settings.embedder is "hash" here
     store = SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim)

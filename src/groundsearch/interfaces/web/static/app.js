@@ -365,10 +365,15 @@ function renderGraph(g) {
 
 function label(g, id) { const n = g.nodes.find((x) => x.id === id); return n ? n.label : id; }
 
+function sentence(text) { return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`; }
+
 function renderUnsupported(u) {
+  // substitute is "kind" or "kind:subtype" (e.g. "chart:ranked-bar" reads as "a ranked-bar chart")
+  const [kind, subtype] = String(u.substitute).split(":");
+  const shown = subtype ? `a ${subtype} ${kind}` : kind;
   $("#notices").append(el("div", { class: "notice kind-unsupported-format", role: "status" },
     el("strong", { text: `Can't show this as ${u.requested}` }),
-    `${u.reason} Showing ${u.substitute} instead.`));
+    `${sentence(u.reason)} Showing ${shown} instead.`));
 }
 
 function renderLowConfidence(l) {

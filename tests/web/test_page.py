@@ -1,0 +1,198 @@
+"""The web page in real Chromium: typeahead, keyboard, recent/popular, tables, charts, notices, streaming."""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from groundsearch.engine import Engine
+from groundsearch.types import Event, SearchRequest
+from tests.api.live import serve
+from tests.integration.test_demo_answers import A, B
+
+from .conftest import Page, app_for
+
+
+def search_url(base: str, q: str) -> str:
+    return f"{base}/?q={urllib.parse.quote(q)}"
+
+
+def column(page: Any, table: Any, index: int) -> list[str]:
+    return table.locator(f"tbody tr td:nth-child({index + 1})").all_inner_texts()
+
+
+def test_typing_shows_the_preview_with_keyboard_navigation(desktop: Page, demo_url: str,
+                                                           demo_engine: Engine) -> None:
+    page = desktop.page
+    title = demo_engine.preview("retrieval", limit=1)[0].title
+    previews: list[str] = []
+    page.on("request", lambda r: previews.append(r.url) if "/api/search/preview" in r.url else None)
+    page.goto(demo_url)
+    box = page.locator("#q")
+    box.press_sequentially("re", delay=40)
+    page.wait_for_timeout(500)
+    assert previews == [], "no preview below 3 characters"
+    box.press_sequentially("trieval", delay=40)  # faster than the 300 ms debounce
+    listbox = page.locator("#preview")
+    expect(listbox).to_be_visible()
+    expect(listbox.locator('[role="option"]').first).to_be_visible()
+    assert len(previews) == 1, f"debounce: one request for a burst of typing, got {previews}"
+    assert title in listbox.inner_text()
+    expect(box).to_have_attribute("aria-expanded", "true")
+    box.press("ArrowDown")
+    first = listbox.locator('[role="option"]').first
+    expect(box).to_have_attribute("aria-activedescendant", first.get_attribute("id"))
+    expect(first).to_have_attribute("aria-selected", "true")
+    box.press("ArrowDown")
+    box.press("ArrowUp")
+    expect(box).to_have_attribute("aria-activedescendant", first.get_attribute("id"))
+    desktop.shot("preview.png")
+    chosen = first.get_attribute("data-title")
+    box.press("Enter")
+    expect(listbox).to_be_hidden()
+    expect(box).to_have_value(chosen)
+    expect(page.locator("#evidence li").first).to_be_visible()
+
+
+def test_stale_preview_requests_are_cancelled(desktop: Page, demo_url: str) -> None:
+    page = desktop.page
+    failed: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(r.url) if "/api/search/preview" in r.url else None)
+    page.goto(demo_url)
+    held: list[Any] = []  # answers held back, so the older request is still in flight at the next keystroke
+    page.route("**/api/search/preview*", lambda r: held.append(r))
+    box = page.locator("#q")
+    box.press_sequentially("lang", delay=20)
+    page.wait_for_timeout(450)
+    assert len(held) == 1 and held[0].request.url.endswith("q=lang")
+    box.press_sequentially("uage", delay=20)
+    page.wait_for_timeout(450)
+    assert len(held) == 2 and held[1].request.url.endswith("q=language")
+    for route in held:
+        try:
+            route.continue_()
+        except Exception:
+            pass  # the aborted one can no longer be continued
+    page.wait_for_timeout(500)
+    assert [u for u in failed if u.endswith("q=lang")], failed
+    assert not [u for u in failed if u.endswith("q=language")]
+
+
+def test_recent_searches_and_popular_topics(desktop: Page, demo_url: str, demo_engine: Engine) -> None:
+    page = desktop.page
+    page.goto(demo_url)
+    page.locator("#q").fill("vector databases")
+    page.locator("#q").press("Enter")
+    expect(page.locator("#evidence li").first).to_be_visible()
+    page.goto(demo_url)
+    expect(page.locator("#recent .chip").first).to_have_text("vector databases")
+    if demo_engine.suggestions(12):
+        expect(page.locator("#popular .chip").first).to_be_visible()
+        topic = page.locator("#popular .chip").first.inner_text()
+        page.locator("#popular .chip").first.click()
+        expect(page.locator("#q")).to_have_value(topic)
+    desktop.shot("start.png")
+
+
+def test_integration_a_renders_two_tables_that_sort_on_click(desktop: Page, demo_url: str) -> None:
+    page = desktop.page
+    page.goto(search_url(demo_url, A))
+    tables = page.locator(".kind-table table")
+    expect(tables).to_have_count(2, timeout=60_000)
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false", timeout=60_000)
+    for t in range(2):
+        table = tables.nth(t)
+        header = table.locator("th").first
+        original = column(page, table, 0)
+        assert len(original) >= 2
+        header.locator("button").click()
+        expect(header).to_have_attribute("aria-sort", "ascending")
+        assert column(page, table, 0) == sorted(original)
+        header.locator("button").click()
+        expect(header).to_have_attribute("aria-sort", "descending")
+        assert column(page, table, 0) == sorted(original, reverse=True)
+        # a different column sorts too, and resets the first one's indicator
+        second = table.locator("th").nth(1)
+        second.locator("button").click()
+        expect(second).to_have_attribute("aria-sort", "ascending")
+        expect(header).to_have_attribute("aria-sort", "none")
+        values = column(page, table, 1)
+        assert values == sorted(values, key=lambda v: v.casefold()) or values == sorted(values)
+    expect(page.locator("#prose")).to_be_visible()
+    desktop.shot("integration-a-tables.png")
+
+
+def test_citations_scroll_to_their_source(desktop: Page, demo_url: str) -> None:
+    page = desktop.page
+    page.goto(search_url(demo_url, A))
+    cite = page.locator("#prose .cite").first
+    expect(cite).to_be_visible(timeout=60_000)
+    target = cite.get_attribute("data-cite")
+    cite.click()
+    source = page.locator(f'#evidence li[data-id="{target}"]')
+    expect(source).to_have_class("flash")
+    expect(source).to_be_in_viewport()
+
+
+def test_integration_b_shows_the_downgrade_notice_and_the_chart(desktop: Page, demo_url: str,
+                                                                demo_engine: Engine) -> None:
+    page = desktop.page
+    expected = next(r for r in demo_engine.search(SearchRequest(query=B)).structured_results if r.kind == "chart")
+    page.goto(search_url(demo_url, B))
+    notice = page.locator(".kind-unsupported-format")
+    expect(notice).to_be_visible(timeout=60_000)
+    expect(notice).to_contain_text("tornado")
+    expect(notice).to_contain_text("ranked-bar")
+    expect(page.locator(".kind-low-confidence")).to_be_visible()
+    chart = page.locator(".kind-chart .js-plotly-plot")
+    expect(chart).to_be_visible()
+    bars = chart.locator("g.trace.bars path")
+    expect(bars).to_have_count(len(expected.points))
+    labels = chart.locator("g.ytick text").evaluate_all("els => els.map(e => e.textContent)")
+    assert labels and set(labels) <= {p.label for p in expected.points}, labels
+    desktop.shot("integration-b-chart.png")
+
+
+class SlowProseEngine(Engine):
+    """The demo engine with the prose held back, as when an LLM takes seconds to narrate."""
+
+    prose_delay = 2.0
+
+    def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+        for event in super().stream(request, tenant=tenant):
+            if event.name == "prose":
+                time.sleep(self.prose_delay)
+            yield event
+
+
+def test_streaming_paints_results_before_the_prose(desktop: Page, demo_engine: Engine, tmp_path: Path) -> None:
+    slow = SlowProseEngine(demo_engine.settings, demo_engine.store, demo_engine.embedder)
+    page = desktop.page
+    with serve(app_for(slow)) as url:
+        page.goto(search_url(url, A))
+        expect(page.locator("#evidence li").first).to_be_visible(timeout=60_000)
+        expect(page.locator(".kind-table table").first).to_be_visible()
+        assert page.locator("#prose").is_hidden(), "the prose painted before it arrived?"
+        assert page.locator("#results").get_attribute("aria-busy") == "true"
+        desktop.shot("streaming-results-before-prose.png")
+        expect(page.locator("#prose")).to_be_visible(timeout=30_000)
+        expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+
+
+def test_phone_width_layout(phone: Page, demo_url: str) -> None:
+    page = phone.page
+    page.goto(search_url(demo_url, A))
+    expect(page.locator(".kind-table table")).to_have_count(2, timeout=60_000)
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "false", timeout=60_000)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 1, f"the page scrolls sideways by {overflow}px on a phone"
+    for selector in ("#q", "#go", ".kind-table"):
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, (selector, box)
+    assert page.locator("#q").bounding_box()["width"] >= 0.6 * 390
+    phone.shot("phone-integration-a.png")
