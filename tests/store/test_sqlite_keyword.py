@@ -99,3 +99,18 @@ def test_repeated_query_terms_count_once(corpus: SQLiteStore) -> None:
     once = corpus.keyword_search("graph", SearchFilter(), 5).hits
     thrice = corpus.keyword_search("graph GRAPH graphs", SearchFilter(), 5).hits
     assert [(h.chunk_id, h.score) for h in once] == [(h.chunk_id, h.score) for h in thrice]
+
+
+def test_default_filter_is_pruned_to_the_fast_path_only_when_it_excludes_nothing(corpus: SQLiteStore) -> None:
+    from groundsearch.store.keyword_tantivy import inert_clauses
+
+    searcher = corpus._keyword.searcher()
+    assert inert_clauses(searcher, SearchFilter()) == {"status", "superseded"}
+    assert inert_clauses(searcher, SearchFilter(collections=("docs",), tenant="")) == {
+        "status", "superseded", "collection", "tenant"
+    }
+    corpus.upsert([ItemWrite(Item(id="dr", collection="other", title="D", text="graph", status="draft",
+                                  superseded_by="d1", tenant="t"), (Chunk("dr#0", "dr", 0, "graph"),), None)])
+    searcher = corpus._keyword.searcher()
+    assert inert_clauses(searcher, SearchFilter(collections=("docs",), tenant="")) == set()
+    assert "dr" not in {h.item_id for h in corpus.keyword_search("graph", SearchFilter(), 20).hits}

@@ -126,9 +126,11 @@ def inert_clauses(searcher: tantivy.Searcher, f: SearchFilter) -> frozenset[str]
         drop.add("status")
     if not f.include_superseded and searcher.doc_freq("superseded", 1) == 0:
         drop.add("superseded")
-    if f.collections and {t for t, _ in searcher.terms_with_prefix("collection", "")} <= set(f.collections):
+    # limit: one term beyond the allowed set already proves the clause matters (stores with many tenants)
+    wanted = set(f.collections)
+    if wanted and {t for t, _ in searcher.terms_with_prefix("collection", "", limit=len(wanted) + 1)} <= wanted:
         drop.add("collection")
-    if f.tenant is not None and {t for t, _ in searcher.terms_with_prefix("tenant", "")} <= {f.tenant}:
+    if f.tenant is not None and {t for t, _ in searcher.terms_with_prefix("tenant", "", limit=2)} <= {f.tenant}:
         drop.add("tenant")
     return frozenset(drop)
 
