@@ -80,9 +80,15 @@ async def search_get(
     try:
         body = SearchBody(query=q, limit=limit, offset=offset, collections=collection or None, profile=profile)
     except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("query", "q" if e["loc"][:1] == ("query",) else e["loc"][0])}
-                                      for e in exc.errors(include_url=False)]) from exc
+        raise RequestValidationError([_as_query_error(e) for e in exc.errors(include_url=False)]) from exc
     return await _run(request, body, who, stream)
+
+
+def _as_query_error(error: Any) -> Any:
+    """Report a body-model error against the query parameter the GET form uses (``query`` is sent as ``q``)."""
+    names = {"query": "q", "collections": "collection"}
+    field = str(error["loc"][0]) if error.get("loc") else "q"
+    return {**error, "loc": ("query", names.get(field, field))}
 
 
 @router.get("/search/preview", response_model=PreviewOut, tags=["search"])
