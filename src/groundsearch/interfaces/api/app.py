@@ -45,7 +45,7 @@ _ERRORS = {
 
 
 class BodyLimit:
-    """Reject bodies over the limit before they are read (Content-Length) or while they stream (chunked).
+    """Reject bodies over the limit before they reach the app (Content-Length, or by buffering a chunked body).
 
     Runs outside FastAPI so an oversized body never reaches the JSON parser. Uploads to ``/api/items`` get
     their own, larger limit.
@@ -66,16 +66,34 @@ class BodyLimit:
                                       {"max_bytes": limit})
             await response(scope, receive, send)
             return
-        seen = 0
+        if declared is None and scope["method"] in ("POST", "PUT", "PATCH"):
+            # Chunked body of unknown size: buffer it up to the limit, so an oversized one still gets a clean 413
+            # instead of failing inside the JSON parser.
+            original = receive
+            chunks: list[bytes] = []
+            size, more = 0, True
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client went away
+                chunks.append(message.get("body", b""))
+                size += len(chunks[-1])
+                more = message.get("more_body", False)
+                if size > limit:
+                    response = error_response(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes",
+                                              {"max_bytes": limit})
+                    await response(scope, receive, send)
+                    return
+            body, replayed = b"".join(chunks), False
 
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise ValueError(f"the request body exceeds {limit} bytes")
-            return message
+            async def replay() -> Message:
+                nonlocal replayed
+                if replayed:
+                    return await original()
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            receive = replay
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -84,7 +102,7 @@ class BodyLimit:
                     headers.append((b"x-request-id", scope["state"]["request_id"].encode()))
             await send(message)
 
-        await self.app(scope, limited, send_with_id)
+        await self.app(scope, receive, send_with_id)
 
 
 def _web_dir() -> Path:
