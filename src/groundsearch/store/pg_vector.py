@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .pg_filters import Compiled
 
-__all__ = ["ANN_SETTINGS", "EXACT_MAX_CANDIDATES", "ann_sql", "candidates_sql", "exact_sql"]
+__all__ = ["EXACT_MAX_CANDIDATES", "ann_settings", "ann_sql", "candidates_sql", "exact_sql", "hnsw_index_sql"]
 
 # Below this many candidate chunks an exact scan costs a few ms on one core: never worth approximating.
 EXACT_MAX_CANDIDATES = 5_000
@@ -65,8 +65,6 @@ def ann_settings(n_rows: int) -> list[tuple[str, str]]:
         ("hnsw.max_scan_tuples", str(MAX_SCAN_TUPLES)),
     ]
 
-
-ANN_SETTINGS = ann_settings
 
 
 def hnsw_index_sql(dim: int, m: int = 16, ef_construction: int = 64) -> str:

@@ -8,7 +8,6 @@ pure modules (``pg_filters``, ``pg_bm25``, ``pg_vector``, ``pg_codec``); this cl
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -25,12 +24,12 @@ from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
 from .pg_connect import connect_once, is_transient, retrying, unavailable
 from .pg_filters import compile_filter
-from .pg_migrations import apply_migrations, check_schema
+from .pg_migrations import apply_migrations, check_schema, migrate
 from .pg_rows import ITEM_COLUMNS, chunk_from_row, item_from_row, prepare_writes
 from .pg_vector import EXACT_MAX_CANDIDATES, ann_settings, ann_sql, candidates_sql, exact_sql, hnsw_index_sql
 from .text import analyze
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "migrate"]
 
 T = TypeVar("T")
 _META_PREFIX = "meta:"  # callers' keys, apart from the store's own (e.g. "dim")
@@ -344,7 +343,7 @@ def _copy(cur: psycopg.Cursor, target: str, rows: Sequence[tuple[Any, ...]]) -> 
 
 
 def _check_page(limit: int, offset: int) -> None:
-    if limit < 1 or offset < 0 or not math.isfinite(limit):
+    if limit < 1 or offset < 0:
         raise InvalidInput(f"limit must be >= 1 and offset >= 0, got limit={limit} offset={offset}")
 
 
