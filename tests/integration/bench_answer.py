@@ -10,7 +10,8 @@ one process and interleaved request by request so machine noise hits both alike:
 * ``answer, warm caches`` — ``Engine.search`` on repeated requests (intent and query vector cached);
 * ``answer + LLM`` — with ``--llm-url`` (an OpenAI-compatible server such as llama.cpp's), narration on.
 
-Reports p50 / p95 per configuration and the ratio of medians to the baseline.
+Reports wall-clock p50 / p95 per configuration, the ratio of medians to the baseline, and process CPU time
+(all threads) p50 / p95, which a busy shared machine distorts far less than wall time.
 """
 
 from __future__ import annotations
@@ -90,20 +91,23 @@ def main() -> None:
             fn(SearchRequest(query=q))
 
     timings: dict[str, list[float]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(args.rounds):
         for q in QUERIES:
             request = SearchRequest(query=q)
             for name, fn in runs.items():
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 fn(request)
                 timings[name].append((time.perf_counter() - t) * 1000)
+                cpu[name].append((time.process_time() - c) * 1000)  # all threads of this process
 
     baseline = statistics.median(timings["retrieve only (baseline)"])
     print(f"{len(QUERIES)} requests x {args.rounds} rounds, demo corpus ({engine.store.count()} items)")
-    print(f"{'configuration':40} {'p50 ms':>8} {'p95 ms':>8} {'x baseline':>10}")
+    print(f"{'configuration':40} {'p50 ms':>8} {'p95 ms':>8} {'x baseline':>10} {'CPU p50':>8} {'CPU p95':>8}")
     for name, values in timings.items():
         p50 = statistics.median(values)
-        print(f"{name:40} {p50:8.1f} {percentile(values, 0.95):8.1f} {p50 / baseline:10.2f}")
+        print(f"{name:40} {p50:8.1f} {percentile(values, 0.95):8.1f} {p50 / baseline:10.2f} "
+              f"{statistics.median(cpu[name]):8.1f} {percentile(cpu[name], 0.95):8.1f}")
     cold.retriever.close()  # these share the store, closed below
     base.retriever.close()
     if llm_engine is not None:
