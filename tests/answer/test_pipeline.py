@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from groundsearch.answer.pipeline import AnswerPipeline, fold
+from groundsearch.answer.pipeline import NOTHING_RELEVANT, AnswerPipeline, fold
 from groundsearch.engine import Engine
 from groundsearch.errors import EmbeddingFailed, InvalidFilter, InvalidQuery, StoreUnavailable
 from groundsearch.models.fake import HashEmbedder, ScriptedLLM
@@ -127,6 +127,7 @@ def test_gate_reformulates_once_then_downgrades(engine: Engine) -> None:
     assert low.threshold == 0.99 and low.best_score < 0.99
     assert "gate.reformulate" in response.diagnostics.latency_ms
     assert response.results, "the broader results are still shown"
+    assert response.prose.text == NOTHING_RELEVANT  # not a quote of irrelevant evidence posing as an answer
 
 
 def test_classifier_failure_degrades_to_hints(engine: Engine) -> None:

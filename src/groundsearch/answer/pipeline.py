@@ -38,17 +38,19 @@ from ..types import (
     RetrievalPlan,
     SearchRequest,
     SearchResponse,
+    Sentence,
     StructuredResult,
     Tier,
 )
 from .audit import audit
 from .normalize import normalize
-from .synthesize import synthesize
+from .synthesize import Synthesis, synthesize
 
-__all__ = ["AnswerPipeline", "Classifier", "fold"]
+__all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "fold"]
 
 _RESULT = TypeAdapter(StructuredResult)
 _PASSTHROUGH = (InvalidInput, EmbeddingFailed)
+NOTHING_RELEVANT = "Nothing clearly relevant to this request was found; the closest results are listed below."
 
 
 class Classifier(Protocol):
@@ -248,8 +250,13 @@ class AnswerPipeline:
 
         t = time.perf_counter()
         try:
-            synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                   load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens)
+            if gate.measured and not gate.passed:
+                # quoting the closest (irrelevant) evidence as if it answered would mislead; say so instead
+                nothing = Sentence(text=NOTHING_RELEVANT, citations=())
+                synthesis = Synthesis(Prose(sentences=(nothing,), mode="extractive"))
+            else:
+                synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
+                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens)
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:
