@@ -63,7 +63,11 @@ def test_strict_decoding_through_our_client_gives_schema_shaped_intents(llama_se
     accepted, reasons = 0, []
     for query in QUERIES:
         done = llm.complete(intent_messages(prompt, query, DEFAULT_DOMAINS), max_tokens=256, json_schema=schema)
-        assert done.finish_reason == "stop", (query, done)
+        if done.finish_reason == "length":  # a run-on string inside the grammar: validation rejects it
+            with pytest.raises(InvalidIntentOutput):
+                parse_intent_output(done.text, domains=DEFAULT_DOMAINS, finish_reason=done.finish_reason)
+            reasons.append(f"{query!r}: cut at max_tokens")
+            continue
         data = _structurally_valid(done.text, schema)
         assert set(data) == set(schema["required"])
         try:
