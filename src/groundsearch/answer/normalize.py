@@ -37,6 +37,7 @@ __all__ = ["cell", "display_name", "normalize", "theme_counts"]
 # A chart with more bars than this stops being readable; the long tail is left to the results list.
 MAX_POINTS = 12
 MAX_GRAPH_NODES = 30
+MAX_GRAPH_EDGES = 60  # the heaviest; 30 nodes can have 435 pairs, which no reader can follow
 DOCUMENT_COLUMNS = ("Title", "Section", "Link")
 
 # Why a tornado diagram can't be drawn honestly: it plots, per factor, a signed effect (how much an
@@ -174,8 +175,9 @@ def graph(hits: Sequence[EvidenceHit], title: str) -> GraphResult:
         pairs.update(itertools.combinations(names, 2))
     keep = {n for n, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_GRAPH_NODES]}
     nodes = tuple(GraphNode(id=n, label=display_name(n, hits), weight=float(weight[n])) for n in sorted(keep))
-    edges = tuple(GraphEdge(source=a, target=b, weight=float(w)) for (a, b), w in sorted(pairs.items())
-                  if a in keep and b in keep)
+    kept_pairs = sorted(((pair, w) for pair, w in pairs.items() if pair[0] in keep and pair[1] in keep),
+                        key=lambda pw: (-pw[1], pw[0]))[:MAX_GRAPH_EDGES]
+    edges = tuple(GraphEdge(source=a, target=b, weight=float(w)) for (a, b), w in sorted(kept_pairs))
     return GraphResult(title=title, nodes=nodes, edges=edges)
 
 
