@@ -222,6 +222,13 @@ class Engine:
                                           load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
 
+    def clear_caches(self) -> dict[str, int]:
+        """Drop in-process caches: memoised query vectors and the answer pipeline with its intent cache
+        (rebuilt on the next search). A shared Redis intent cache expires by its TTL instead."""
+        cleared = {"query_vectors": self.retriever.clear_cache(), "intent_cache": int(self._answer is not None)}
+        self._answer = None
+        return cleared
+
     def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """The same search as :meth:`search`, as the sequence of stage events; ``search`` is their fold.
 

@@ -202,3 +202,11 @@ def test_stopping_the_stream_stops_the_stages(engine: Engine) -> None:
     assert next(stream).name == "intent"
     stream.close()
     assert fixed.calls == 1
+
+
+def test_clear_caches_drops_query_vectors_and_the_intent_cache(engine: Engine) -> None:
+    engine.search(SearchRequest(query="RAG toolkit"))
+    cleared = engine.clear_caches()
+    assert cleared["query_vectors"] >= 1 and cleared["intent_cache"] == 1
+    assert engine.clear_caches() == {"query_vectors": 0, "intent_cache": 0}
+    assert engine.search(SearchRequest(query="RAG toolkit")).diagnostics.cache_hit is False

@@ -59,10 +59,12 @@ class Retriever:
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
 
-    def clear_cache(self) -> None:
-        """Forget memoised query vectors (e.g. after the embedder's weights change, or for cold timings)."""
+    def clear_cache(self) -> int:
+        """Forget memoised query vectors (for cold timings, or an operator's cache clear); returns how many."""
         with self._vectors_lock:
+            n = len(self._query_vectors)
             self._query_vectors.clear()
+        return n
 
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
