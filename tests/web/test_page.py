@@ -196,3 +196,27 @@ def test_phone_width_layout(phone: Page, demo_url: str) -> None:
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, (selector, box)
     assert page.locator("#q").bounding_box()["width"] >= 0.6 * 390
     phone.shot("phone-integration-a.png")
+
+
+def test_timeline_and_graph_views(desktop: Page, demo_url: str, demo_engine: Engine) -> None:
+    page = desktop.page
+    query = "timeline of langchain releases"
+    timeline = next(r for r in demo_engine.search(SearchRequest(query=query)).structured_results
+                    if r.kind == "timeline")
+    page.goto(search_url(demo_url, query))
+    items = page.locator(".kind-timeline li")
+    expect(items).to_have_count(len(timeline.events), timeout=60_000)
+    dates = page.locator(".kind-timeline time").evaluate_all("els => els.map(e => e.getAttribute('datetime'))")
+    assert dates == sorted(str(e.date) for e in timeline.events)
+    desktop.shot("timeline.png")
+
+    query = "show a graph of how RAG, BM25 and embeddings relate"
+    graph = next(r for r in demo_engine.search(SearchRequest(query=query)).structured_results if r.kind == "graph")
+    page.goto(search_url(demo_url, query))
+    plot = page.locator(".kind-graph .js-plotly-plot")
+    expect(plot).to_be_visible(timeout=60_000)
+    expect(plot.locator("g.trace.scatter g.points path")).to_have_count(len(graph.nodes))
+    labels = plot.locator("g.textpoint text").evaluate_all("els => els.map(e => e.textContent)")
+    assert sorted(labels) == sorted(n.label for n in graph.nodes)
+    expect(page.locator(".kind-graph details summary")).to_have_text(f"{len(graph.edges)} connections")
+    desktop.shot("graph.png")

@@ -359,7 +359,8 @@ function renderGraph(g) {
     { type: "scatter", mode: "markers+text", x: order.map((n) => pos.get(n.id)[0]), y: order.map((n) => pos.get(n.id)[1]),
       text: order.map((n) => n.label), textposition: "top center",
       marker: { size: order.map((n) => 10 + 20 * (n.weight / maxW)), color: "#2457c5" } },
-  ], { showlegend: false, margin: { t: 10, r: 10, b: 10, l: 10 }, xaxis: { visible: false }, yaxis: { visible: false } },
+  ], { showlegend: false, margin: { t: 20, r: 10, b: 20, l: 10 }, height: 420, xaxis: { visible: false },
+       yaxis: { visible: false, scaleanchor: "x" } },
   { displayModeBar: false, responsive: true });
 }
 
