@@ -43,14 +43,14 @@ def test_every_retriever_ranks_and_scores(beir_dir: Path, tmp_path: Path) -> Non
 def test_cached_index_is_reused_and_keyed_by_model(beir_dir: Path, tmp_path: Path) -> None:
     dataset = load_beir(beir_dir)
     root = tmp_path / "cache"
-    run_eval(dataset, ["bm25"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    run_eval(dataset, ["dense"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
     cached = cache_dir_for(root, dataset, "hash-64")
     assert (cached / "complete.json").is_file()
     seen: list[str] = []
-    run_eval(dataset, ["bm25"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root,
+    run_eval(dataset, ["dense"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root,
              progress=lambda t, d, n: seen.append(t))
     assert "ingest" not in seen  # second run skipped ingest
-    run_eval(dataset, ["bm25"], embedder=HashEmbedder(32), embedder_name="hash", cache_root=root)
+    run_eval(dataset, ["dense"], embedder=HashEmbedder(32), embedder_name="hash", cache_root=root)
     assert (cache_dir_for(root, dataset, "hash-32") / "complete.json").is_file()
 
 
@@ -61,3 +61,12 @@ def test_limit_queries_and_bad_retriever(beir_dir: Path, tmp_path: Path) -> None
     assert report.queries == 2 and set(report.rankings["bm25"]) == {"q1", "q2"}
     with pytest.raises(InvalidInput, match="unknown retriever"):
         run_eval(dataset, ["bm25", "splade"], embedder=HashEmbedder(64), cache_root=tmp_path / "c")
+
+
+def test_keyword_only_runs_skip_embeddings(beir_dir: Path, tmp_path: Path) -> None:
+    dataset = load_beir(beir_dir)
+    root = tmp_path / "cache"
+    report = run_eval(dataset, ["bm25", "bm25s"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    assert report.embedder == "keyword-only" and report.results["bm25"].ndcg10 == pytest.approx(1.0)
+    assert (cache_dir_for(root, dataset, "hash-64-keyword-only") / "complete.json").is_file()
+    assert not cache_dir_for(root, dataset, "hash-64").exists()

@@ -55,6 +55,8 @@ CACHE_FORMAT = 1
 
 PROFILES: Mapping[str, str] = {"bm25": "keyword", "dense": "vector", "hybrid": "rrf", "weighted": "weighted"}
 RETRIEVERS: tuple[str, ...] = (*PROFILES, "bm25s")
+KEYWORD_ONLY = "keyword-only"  # cache key of an index built without embeddings
+_NEEDS_VECTORS = frozenset({"dense", "hybrid", "weighted"})
 
 # progress(task, done, total): task is "ingest" or a retriever name
 Progress = Callable[[str, int, int], None]
@@ -185,15 +187,21 @@ def open_eval_engine(
     base_settings: Settings | None = None,
     cache_root: Path | None = None,
     progress: Progress | None = None,
+    embed: bool = True,
 ) -> Any:  # -> Engine (imported lazily: the CLI's --help must not import the store)
-    """An engine over the dataset's corpus, ingesting it first unless the cache already holds it."""
+    """An engine over the dataset's corpus, ingesting it first unless the cache already holds it.
+
+    ``embed=False`` builds a keyword-only index (its own cache entry): BM25-only runs need no embeddings,
+    and embedding is most of the ingest time.
+    """
     from ..engine import Engine
     from ..models.factory import build_embedder
 
     spec = eval_collection(dataset)
     probe = _settings(base_settings, Path("."), embedder_name, spec)
     embedder = embedder or build_embedder(probe)
-    data_dir = cache_dir_for(cache_root or default_cache_root(), dataset, embedder.model_id)
+    data_dir = cache_dir_for(cache_root or default_cache_root(), dataset,
+                             embedder.model_id if embed else f"{embedder.model_id}-{KEYWORD_ONLY}")
     settings = _settings(base_settings, data_dir, embedder_name, spec)
     marker = data_dir / "complete.json"
     if marker.is_file():
@@ -209,9 +217,12 @@ def open_eval_engine(
         if progress is not None:
             progress("ingest", min(done, total), total)
 
+    count(0)
+
     engine = Engine.open(settings, embedder=_CountingEmbedder(embedder, count))
     try:
-        report = engine.ingest([dataset.corpus_file], spec.name)
+        report = engine.ingest([dataset.corpus_file], spec.name, embed=embed)
+        count(total - done)
         if report.errors:
             raise InvalidInput(f"ingesting {dataset.corpus_file} failed: {report.errors[0][1]}",
                                details={"errors": [list(e) for e in report.errors]})
@@ -331,7 +342,7 @@ def run_eval(
     data = dataset.limited(limit_queries)
     report = progress or (lambda task, done, total: None)
     engine = open_eval_engine(data, embedder_name=embedder_name, embedder=embedder, base_settings=base_settings,
-                              cache_root=cache_root, progress=report)
+                              cache_root=cache_root, progress=report, embed=bool(_NEEDS_VECTORS & set(names)))
     results: dict[str, RetrieverScores] = {}
     all_rankings: dict[str, Mapping[str, tuple[str, ...]]] = {}
     total = len(data.queries)
@@ -345,7 +356,7 @@ def run_eval(
                 rankings, latencies = _run_profile(engine, PROFILES[name], data.queries, tick)
             results[name] = score_rankings(rankings, data.qrels, latencies)
             all_rankings[name] = rankings
-        model_id = engine.embedder.model_id
+        model_id = engine.embedder.model_id if _NEEDS_VECTORS & set(names) else KEYWORD_ONLY
     finally:
         engine.close()
     return EvalReport(dataset=data.name, queries=total, embedder=model_id, results=results, rankings=all_rankings)
