@@ -6,7 +6,9 @@
   nearly equidistant), so recall here is a floor, not a typical figure.
 * :func:`bench_scaling` — hybrid (keyword + vector legs run concurrently, fused with RRF, no rerank)
   latency at growing chunk counts, on **synthetic** data: text drawn from a Zipfian vocabulary of
-  pseudo-words and random unit vectors. Each size runs in a fresh process so its peak RSS is its own.
+  pseudo-words and random unit vectors. Each size runs in a fresh process so its peak RSS is its own
+  (``spawn`` start method: a script calling it must guard its body with ``if __name__ == "__main__":``,
+  or the child re-runs the script).
 
 Noise: the machine is shared, so every comparison is made side by side in the same process, and the
 figures are medians/percentiles over many queries, never single timings.
