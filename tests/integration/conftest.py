@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import onnxruntime  # noqa: F401  -- must load before usearch: the reverse order segfaults (usearch 2.26.6 + ort 1.31.1)
 import pytest
 
 from groundsearch.engine import Engine
