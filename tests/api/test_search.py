@@ -191,6 +191,16 @@ def test_suggestions_fail_soft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         assert r.status_code == 200 and r.json() == {"suggestions": []}
 
 
+def test_cache_clear_drops_the_intent_cache(tmp_path: Path) -> None:
+    with make_engine(tmp_path) as engine, serve(create_app(engine)) as url, httpx.Client(base_url=url) as c:
+        request = {"query": "invoices billed monthly"}
+        c.post("/api/search", json=request)
+        assert c.post("/api/search", json=request).json()["diagnostics"]["cache_hit"] is True
+        cleared = c.post("/api/search/cache/clear")
+        assert cleared.status_code == 200 and cleared.json()["cleared"]["intent_cache"] == 1
+        assert c.post("/api/search", json=request).json()["diagnostics"]["cache_hit"] is False
+
+
 def test_openapi_is_published_with_400_not_422(client: httpx.Client) -> None:
     doc = client.get("/openapi.json").json()
     assert {"/api/search", "/api/intelligent-search", "/api/search/preview", "/api/search/suggestions",

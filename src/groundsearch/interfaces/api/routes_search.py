@@ -125,7 +125,4 @@ def health(request: Request) -> HealthOut:
 @router.post("/search/cache/clear", response_model=CacheClearOut, tags=["operations"])
 def cache_clear(request: Request, who: Principal = Depends(requires("admin"))) -> CacheClearOut:
     """Drop the engine's caches (intent, answers). Admin only."""
-    engine = state(request).engine
-    clear = getattr(engine, "clear_caches", None)
-    cleared = clear() if callable(clear) else {}
-    return CacheClearOut(cleared=dict(cleared or {}))
+    return CacheClearOut(cleared=dict(state(request).engine.clear_caches()))
