@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -37,6 +38,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--llm-url", default=None)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--split", default=None, help="only this split (e.g. heldout) for the tier-3 runs")
+    parser.add_argument("--llm-alone", type=int, default=58, help="requests for the model-alone figures")
     args = parser.parse_args()
     rows = load_labelled(None)
     out: dict = {"n": len(rows)}
@@ -65,12 +68,17 @@ def main() -> None:
         llm = OpenAICompatLLM(args.llm_url, "local", timeout_s=120)
         s3 = load_settings(env={}, data_dir=data_dir, llm={"base_url": args.llm_url, "timeout_s": 120})
         with3 = IntentCascade(s3, embedder, llm, cache=MemoryIntentCache(0))
-        report3 = evaluate_intents(None, with3)
+        subset = None
+        if args.split:
+            subset = Path(data_dir) / f"intents-{args.split}.jsonl"
+            subset.write_text("".join(json.dumps(r) + "\n" for r in rows if r["split"] == args.split))
+        report3 = evaluate_intents(subset, with3)
+        out["with_tier3_split"] = args.split or "all"
         out["with_tier3"] = {k: report3[k] for k in ("accuracy", "splits", "tiers", "latency_ms", "llm")}
         tier = LLMTier([llm], DEFAULT_DOMAINS, load_prompt("intent", "v1"))
         hits = dict.fromkeys(FIELDS, 0)
         valid, lat = 0, []
-        heldout = [r for r in rows if r["split"] == "heldout"]
+        heldout = [r for r in rows if r["split"] == "heldout"][: args.llm_alone]
         for row in heldout:
             t = time.perf_counter()
             outcome = tier.classify(row["query"])
