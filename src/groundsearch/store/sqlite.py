@@ -84,6 +84,7 @@ class SQLiteStore:
             store = cls(data_dir, dim, conn, keyword, vectors, read_only)
             with store._lock:
                 store._derived.load_vectors()
+                store._derived.catch_up_ids()
                 if not read_only:
                     store._derived.catch_up_keyword()
                     vectors.checkpoint(force=True)
@@ -246,10 +247,8 @@ class SQLiteStore:
         if not found:
             return []
         with self._lock:
-            ids = dict(((k, (c, i)) for k, c, i in self._conn.execute(
-                "SELECT c.key, c.id, i.id FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
-                "WHERE c.key IN (SELECT value FROM json_each(?))", (json.dumps([k for k, _ in found]),))))
-        return [Hit(ids[k][0], ids[k][1], s) for k, s in found if k in ids]
+            ids = self._derived.ids
+            return [Hit(*ids[k], s) for k, s in found if k in ids]
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),

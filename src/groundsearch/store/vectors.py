@@ -24,8 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from usearch.index import Index as HNSW
+
+if TYPE_CHECKING:
+    from usearch.index import Index as HNSW
 
 from ..types import STATUSES, SearchFilter
 
@@ -89,7 +93,7 @@ class VectorIndex:
         self._alive = np.zeros(0, dtype=bool)
         self._coll_codes: dict[str, int] = {}
         self._tenant_codes: dict[str, int] = {}
-        self._hnsw: HNSW | None = None
+        self._hnsw: HNSW | None = None  # usearch is imported only when a graph is built or restored
         self._unsaved = 0
 
     # ---------------------------------------------------------------------------------------- size
@@ -175,7 +179,7 @@ class VectorIndex:
 
     def _build_hnsw(self) -> None:
         live = np.flatnonzero(self._alive[: self._n])
-        graph = HNSW(
+        graph = _hnsw_class()(
             ndim=self.dim, metric="ip", dtype=_DTYPE, connectivity=_CONNECTIVITY,
             expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH,
         )
@@ -199,7 +203,7 @@ class VectorIndex:
         if state.get("format") == _FORMAT and state.get("dim") == self.dim and path.exists():
             saved = int(state.get("seq", 0))
             if saved <= self.applied_seq and log_covers(saved):
-                graph = HNSW.restore(str(path), view=False)
+                graph = _hnsw_class().restore(str(path), view=False)
                 self._saved_seq = saved
         if graph is None:
             self._build_hnsw()
@@ -360,3 +364,17 @@ def _write_state(directory: Path, state: dict[str, int]) -> None:
     tmp = directory / "applied.json.tmp"
     tmp.write_text(json.dumps(state))
     os.replace(tmp, directory / "applied.json")
+
+
+def _hnsw_class() -> type[HNSW]:
+    """usearch's index class, imported on first use rather than with the store.
+
+    onnxruntime is imported first on purpose: with onnxruntime 1.31.1 and usearch 2.26.6, importing
+    onnxruntime *after* ``usearch.index`` kills the interpreter with SIGSEGV, and the embedder may load
+    onnxruntime later in the same process. Stores under the exact-search size never import usearch at all.
+    """
+    import onnxruntime  # noqa: F401
+
+    from usearch.index import Index
+
+    return Index
