@@ -144,25 +144,26 @@ class Engine:
         return [i for i in self.store.find_by_hash(item.content_hash, any_status) if i.id != item_id]
 
     def similar(self, item_id: str, *, limit: int = 10, filter: SearchFilter | None = None) -> list[SimilarHit]:
-        """Items nearest to ``item_id`` by the cosine of their mean chunk vectors' best chunk match.
+        """Items nearest to ``item_id``, by the cosine between the two items' mean chunk vectors.
 
-        ``likely_duplicate`` is set above ``retrieval.duplicate_threshold`` (default 0.95): near-identical
-        text embeds to near-identical vectors, while topical neighbours rarely pass 0.9 with MiniLM.
+        Chunk-level search finds the candidates (any chunk near the item's centroid); the score is then
+        item to item, so a byte-identical copy of a many-chunk document scores 1.0 — a best-chunk match
+        scores it well below that (the centroid sits between its chunks). ``likely_duplicate`` is set at
+        ``retrieval.duplicate_threshold`` (default 0.95): near-identical texts embed to near-identical
+        centroids, while topical neighbours rarely pass 0.9 with MiniLM.
         """
-        import numpy as np
-
         self.get(item_id)
-        vectors = self.store.item_vectors(item_id)
-        if len(vectors) == 0:
+        query = _centroid(self.store.item_vectors(item_id))
+        if query is None:
             return []
-        query = vectors.mean(axis=0)
-        query = (query / (np.linalg.norm(query) or 1.0)).astype(np.float32)
         f = dataclasses.replace(filter or SearchFilter(), exclude_item_ids=(item_id,))
-        page = self.store.vector_search(query, f, limit * 4)
-        best: dict[str, float] = {}
-        for hit in page.hits:
-            best[hit.item_id] = max(best.get(hit.item_id, -1.0), hit.score)
-        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        candidates = list(dict.fromkeys(h.item_id for h in self.store.vector_search(query, f, limit * 4).hits))
+        scored = []
+        for candidate in candidates:
+            centroid = _centroid(self.store.item_vectors(candidate))
+            if centroid is not None:
+                scored.append((candidate, float(centroid @ query)))
+        ranked = sorted(scored, key=lambda kv: (-kv[1], kv[0]))[:limit]
         items = self.store.get_many([i for i, _ in ranked])
         threshold = self.settings.retrieval.duplicate_threshold
         return [SimilarHit(item=items[i], cosine=c, likely_duplicate=c >= threshold) for i, c in ranked if i in items]
@@ -263,6 +264,17 @@ class Engine:
 
 
 # ---- helpers shared by interfaces ---------------------------------------------------------------
+
+
+def _centroid(vectors: Any) -> Any:
+    """The L2-normalised mean of an item's chunk vectors, or ``None`` when it has none."""
+    import numpy as np
+
+    if len(vectors) == 0:
+        return None
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm > 0 else None
 
 
 def open_store(settings: Settings, dim: int) -> Store:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groundsearch.ingest.ids import source_key
+from groundsearch.ingest.ids import document_id, source_key
 from groundsearch.ingest.pipeline import IngestProgress, embedding_text, ingest_paths
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.store.base import Store
@@ -69,12 +69,12 @@ def test_folder_ingest_walks_sorted_skips_hidden_and_unsupported(docs: Path, sto
     assert [p.files_done for p in seen] == [0, 1, 2, 3, 4, 5] and seen[-1].current is None
     assert [Path(p.current).name for p in seen[:-1]] == ["guide.md", "notes.txt", "page.html", "report.pdf", "draft.md"]
     assert seen[-1].chunks_done == report.chunks_written
-    guide = store.get("docs:" + source_key(docs / "guide.md"))
+    guide = store.get(document_id("docs", source_key(docs / "guide.md")))
     assert guide is not None and guide.title == "Search Guide" and guide.url == "https://example.org/guide"
     views = store.item_chunks(guide.id)
     assert views[-1].chunk.heading_path == ("Search Guide", "Querying", "Explain")
     assert store.item_vectors(guide.id).shape == (len(views), 64)
-    draft = store.get("docs:" + source_key(docs / "sub" / "draft.md"))
+    draft = store.get(document_id("docs", source_key(docs / "sub" / "draft.md")))
     assert draft is not None and draft.status == "draft" and draft.superseded_by == "docs:guide"
 
 
@@ -92,7 +92,7 @@ def test_changed_file_replaces_its_chunks(docs: Path, store: CountingStore, spec
     guide.write_text(guide.read_text().replace("Install the package with pip", "Install the wheel with uv"))
     report = run([docs], specs["docs"], store)
     assert (report.added, report.updated, report.unchanged) == (0, 1, 4)
-    item_id = "docs:" + source_key(guide)
+    item_id = document_id("docs", source_key(guide))
     texts = " ".join(v.chunk.text for v in store.item_chunks(item_id))
     assert "wheel with uv" in texts and "package with pip" not in texts
     hits = store.keyword_search("uv wheel", ANY, 10).hits
@@ -107,7 +107,7 @@ def test_metadata_only_change_is_an_update(docs: Path, store: CountingStore, spe
     draft.write_text(draft.read_text().replace("status: draft", "status: archived"))
     report = run([docs], specs["docs"], store)
     assert report.updated == 1 and report.unchanged == 4
-    assert store.get("docs:" + source_key(draft)).status == "archived"
+    assert store.get(document_id("docs", source_key(draft))).status == "archived"
 
 
 def test_records_update_and_vanish(tmp_path: Path, fixtures: Path, store: CountingStore, specs) -> None:
@@ -197,27 +197,27 @@ def test_identical_rows_collapse_to_one_item(tmp_path: Path, store: CountingStor
 
 def test_tenant_is_applied_and_conflicts_are_refused(docs: Path, store: CountingStore, specs) -> None:
     report = run([docs / "notes.txt"], specs["docs"], store, tenant="acme")
-    item_id = "docs:acme:" + source_key(docs / "notes.txt")
+    item_id = document_id("docs", source_key(docs / "notes.txt"), "acme")
     assert report.added == 1 and store.get(item_id).tenant == "acme"
     other = docs / "owned.md"
     other.write_text("---\ntenant: globex\n---\n# Owned\ntext\n")
     report = run([other], specs["docs"], store, tenant="acme")
     assert "the file says tenant 'globex' but ingest was asked for 'acme'" in report.errors[0][1]
     report = run([other], specs["docs"], store)
-    assert store.get("docs:globex:" + source_key(other)).tenant == "globex"
+    assert store.get(document_id("docs", source_key(other), "globex")).tenant == "globex"
 
 
 def test_exact_duplicates_share_their_content_hash(docs: Path, store: CountingStore, specs) -> None:
     shutil.copyfile(docs / "notes.txt", docs / "notes-copy.txt")
     run([docs], specs["docs"], store)
-    original = store.get("docs:" + source_key(docs / "notes.txt"))
+    original = store.get(document_id("docs", source_key(docs / "notes.txt")))
     twins = store.find_by_hash(original.content_hash)
-    assert {t.id for t in twins} == {original.id, "docs:" + source_key(docs / "notes-copy.txt")}
+    assert {t.id for t in twins} == {original.id, document_id("docs", source_key(docs / "notes-copy.txt"))}
 
 
 def test_items_ingested_without_vectors_get_them_on_a_later_embedded_run(docs: Path, store: CountingStore, specs) -> None:
     first = run([docs / "notes.txt"], specs["docs"], store, embedder=None)
-    item_id = "docs:" + source_key(docs / "notes.txt")
+    item_id = document_id("docs", source_key(docs / "notes.txt"))
     assert first.added == 1 and len(store.item_vectors(item_id)) == 0
     second = run([docs / "notes.txt"], specs["docs"], store)
     assert second.updated == 1 and len(store.item_vectors(item_id)) == len(store.item_chunks(item_id))
@@ -243,7 +243,7 @@ def test_batches_do_not_change_vectors(docs: Path, tmp_path: Path, specs) -> Non
     try:
         for batch, st in zip((1, 64), stores):
             run([docs], specs["docs"], st, batch_size=batch)
-        item_id = "docs:" + source_key(docs / "guide.md")
+        item_id = document_id("docs", source_key(docs / "guide.md"))
         np.testing.assert_allclose(stores[0].item_vectors(item_id), stores[1].item_vectors(item_id), atol=1e-6)
     finally:
         for st in stores:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groundsearch.ingest.ids import source_key
+from groundsearch.ingest.ids import document_id, source_key
 from groundsearch.ingest.pipeline import ingest_paths
 from groundsearch.models.onnx import MiniLMEmbedder
 from groundsearch.store.sqlite import SQLiteStore
@@ -24,7 +24,7 @@ def test_vector_leg_finds_the_section_a_question_is_about(tmp_path: Path, fixtur
     try:
         report = ingest_paths([fixtures / "docs"], specs["docs"], store, minilm, batch_size=8)
         assert report.errors == () and report.added == 5
-        guide_id = "docs:" + source_key(fixtures / "docs" / "guide.md")
+        guide_id = document_id("docs", source_key(fixtures / "docs" / "guide.md"))
         vectors = store.item_vectors(guide_id)
         assert vectors.dtype == np.float32 and vectors.shape[1] == 384
         np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)

@@ -1,8 +1,9 @@
 """Deterministic ids and content hashes. Pure.
 
-* A document's id is its collection plus the absolute, resolved POSIX path of its file: the same file gets
-  the same id whichever folder or relative path it was ingested through, and ids stay readable for
-  ``groundsearch delete``.
+* A document's id is its collection, a slug of its file name and a short hash of the file's absolute,
+  resolved path: the same file gets the same id whichever folder or relative path it was ingested
+  through, ids stay readable for ``groundsearch delete``, and they never reveal the server's directory
+  layout to API clients (the full path stays in ``Item.source``, which interfaces do not show).
 * A record's id is its collection plus its ``id_field`` value, so editing a row updates the item; rows
   without a declared id fall back to a hash of the row's content (an edit then reads as delete + add).
 * ``content_hash`` covers what a reader sees (title, text, typed fields), normalised (NFC, whitespace
@@ -35,8 +36,15 @@ def _scope(collection: str, tenant: str) -> str:
     return f"{collection}:{tenant}:" if tenant else f"{collection}:"
 
 
+_SLUG = re.compile(r"[\W_]+")
+
+
 def document_id(collection: str, source: str, tenant: str = "") -> str:
-    return _scope(collection, tenant) + source
+    """``docs:readme-md-1a2b3c4d5e``: 40 bits of the path hash keep collisions negligible per collection."""
+    name = source.rsplit("/", 1)[-1]
+    slug = _SLUG.sub("-", name.casefold()).strip("-")[:60] or "doc"
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:10]
+    return _scope(collection, tenant) + f"{slug}-{digest}"
 
 
 def record_id(collection: str, key: str, content: str, tenant: str = "") -> str:
