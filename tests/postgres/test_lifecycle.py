@@ -76,3 +76,20 @@ def test_concurrent_first_opens_migrate_once(postgres_database) -> None:
         store.close()
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(known_migrations())
+
+
+def test_long_field_values_are_stored_and_filterable(postgres_database) -> None:
+    """A text field far past a btree entry's size limit (SciFact abstracts) still ingests and filters."""
+    from groundsearch.types import Chunk, FieldFilter, Item, ItemWrite, SearchFilter
+
+    store = PostgresStore.open(postgres_database(), dim=8)
+    try:
+        long_value = "Word " * 2000
+        item = Item(id="long", collection="docs", title="t", text="body words", fields={"abstract": long_value})
+        store.upsert([ItemWrite(item=item, chunks=(Chunk("long#0", "long", 0, "body words"),), vectors=None)])
+        assert store.get("long").fields["abstract"] == long_value
+        hit = SearchFilter(fields=(FieldFilter("abstract", (long_value.upper(),)),))
+        assert store.count(hit) == 1
+        assert store.count(SearchFilter(fields=(FieldFilter("abstract", (long_value[:-1],)),))) == 0
+    finally:
+        store.close()

@@ -32,18 +32,22 @@ def describe(dsn: str) -> str:
     return f"{parts.get('host', 'localhost')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
 
 
+# Retry-worthy server answers: serialization failure, deadlock, admin/crash shutdown, cannot connect now,
+# too many connections. Class 08 (connection exception) is added below; any other SQLSTATE is a real error.
+_TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "57P01", "57P02", "57P03", "53300"})
+
+
 def is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)):
+    from psycopg_pool import PoolTimeout
+
+    if isinstance(exc, PoolTimeout):
         return True
-    if isinstance(exc, (psycopg.errors.AdminShutdown, psycopg.errors.CannotConnectNow)):
-        return True
-    if isinstance(exc, psycopg.OperationalError):
-        return True  # connection lost/refused; SQL errors are ProgrammingError/DataError/IntegrityError
-    try:
-        from psycopg_pool import PoolTimeout
-    except ImportError:  # pragma: no cover
+    if not isinstance(exc, psycopg.Error):
         return False
-    return isinstance(exc, PoolTimeout)
+    state = exc.sqlstate
+    if state is None:  # raised by the client: connection refused, lost, or closed under us
+        return isinstance(exc, psycopg.OperationalError)
+    return state.startswith("08") or state in _TRANSIENT_SQLSTATES
 
 
 def retrying() -> Retrying:

@@ -7,6 +7,7 @@ filter is ever formatted into the SQL string, so filter text can never become sy
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +52,11 @@ def compile_filter(f: SearchFilter | None, alias: str = "i", prefix: str = "f") 
         parts.append(f"NOT ({alias}.id = ANY({bind('exclude_ids', [encode_text(i) for i in f.exclude_item_ids])}))")
     for n, ff in enumerate(f.fields):
         name = bind(f"field{n}_name", encode_text(ff.name))
-        values = bind(f"field{n}_values", sorted({normalize_field_value(v) for v in ff.values}))
+        normalized = sorted({normalize_field_value(v) for v in ff.values})
+        values = bind(f"field{n}_values", normalized)
+        hashes = bind(f"field{n}_md5", [hashlib.md5(v.encode("utf-8")).hexdigest() for v in normalized])
         parts.append(
             f"EXISTS (SELECT 1 FROM item_fields fv WHERE fv.item_id = {alias}.id"
-            f" AND fv.name = {name} AND fv.value = ANY({values}))"
+            f" AND fv.name = {name} AND md5(fv.value) = ANY({hashes}) AND fv.value = ANY({values}))"
         )
     return Compiled(" AND ".join(parts) if parts else "TRUE", params)

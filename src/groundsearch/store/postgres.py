@@ -79,10 +79,13 @@ class PostgresStore:
                     with self._pool.connection(timeout=15) as conn:
                         with conn.transaction():
                             return work(conn)
-        except Exception as exc:
+        except psycopg.Error as exc:
             if is_transient(exc):
                 raise unavailable(self._dsn, exc) from exc
-            raise
+            primary = exc.diag.message_primary or str(exc)
+            raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
+        except PoolTimeout as exc:
+            raise unavailable(self._dsn, exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     # ---- writes ---------------------------------------------------------------------------------

@@ -30,12 +30,13 @@ CREATE INDEX items_source ON items (source);
 CREATE INDEX items_date ON items (item_date);
 
 -- Case-folded field values, one row per scalar or list element, so field filters are index look-ups.
+-- Indexed by md5(value): a text field's value can exceed a btree entry's size limit (~2.7 kB).
 CREATE TABLE item_fields (
     item_id text NOT NULL REFERENCES items (id) ON DELETE CASCADE,
     name    text NOT NULL,
-    value   text NOT NULL,
-    PRIMARY KEY (name, value, item_id)
+    value   text NOT NULL
 );
+CREATE INDEX item_fields_lookup ON item_fields (name, md5(value));
 CREATE INDEX item_fields_item ON item_fields (item_id);
 
 CREATE TABLE chunks (
