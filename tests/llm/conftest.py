@@ -24,6 +24,9 @@ CACHE = Path(
 )
 SERVER_PYTHON = CACHE / "llm-venv" / "bin" / "python"
 GGUF = CACHE / "llm" / "model.gguf"
+# 2 threads is fastest on an idle 2-core box (MODELS.md); on a loaded shared box llama.cpp's spinning thread
+# barriers collapse (measured 1.8 s/token with 2 threads vs 0.15 s/token with 1 at load ~15), so it is settable.
+THREADS = os.environ.get("GROUNDSEARCH_LLM_THREADS", "2")
 
 
 def missing(what: str) -> None:
@@ -61,7 +64,7 @@ def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [str(SERVER_PYTHON), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS],
             stdout=out, stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}/v1"
