@@ -208,3 +208,24 @@ def test_killed_ingest_leaves_a_consistent_index(kb: Path) -> None:
     assert resumed["errors"] == [] and resumed["added"] + resumed["unchanged"] == n
     with Engine.open(settings) as engine:
         assert engine.store.count() == n
+
+
+def test_ask_prints_cited_sentences_and_sources(kb: Path) -> None:
+    ingest_json(kb, "notes")
+    result = gs(kb, "ask", "what does tantivy use for BM25?")
+    assert result.returncode == 0, result.stderr
+    assert "sources" in result.stdout and "[1]" in result.stdout
+    body = json.loads(gs(kb, "ask", "what does tantivy use for BM25?", "--json").stdout)
+    cited = {c for s in body["prose"]["sentences"] for c in s["citations"]}
+    assert cited and cited <= {r["id"] for r in body["results"]}
+
+
+def test_migrate_applies_once_then_reports_up_to_date(kb: Path, postgres_database) -> None:
+    dsn = postgres_database()
+    first = gs(kb, "migrate", "--database-url", dsn)
+    assert first.returncode == 0, first.stderr
+    assert "applied 0001" in first.stderr
+    again = gs(kb, "migrate", "--database-url", dsn)
+    assert again.returncode == 0 and "up to date" in again.stderr
+    unreachable = gs(kb, "migrate", "--database-url", "postgresql://u@127.0.0.1:1/x")
+    assert unreachable.returncode == 1 and "cannot reach Postgres" in unreachable.stderr

@@ -274,6 +274,52 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
 # ---------------------------------------------------------------------------------------------- eval / bench
 
 
+@main.command()
+@click.argument("question")
+@click.option("--collection", "-c", "collections", multiple=True, help="Restrict to a collection (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the full response as JSON.")
+@click.pass_context
+@handles_errors
+def ask(ctx: click.Context, question: str, collections: tuple[str, ...], as_json: bool) -> None:
+    """Answer a question in a few sentences, each citing its evidence, with the sources listed below."""
+    from ..query.filters import validate_query
+
+    request = SearchRequest(query=validate_query(question), limit=10, collections=collections or None)
+    with open_engine(ctx) as engine:
+        response = engine.search(request)
+    if as_json:
+        click.echo(response.model_dump_json())
+        return
+    for result in response.structured_results:
+        print_structured(result)
+    for sentence in response.prose.sentences:
+        marks = "".join(f"[{response_index(response, c)}]" for c in sentence.citations)
+        flag = "" if sentence.verified else " [yellow](could not verify)[/]"
+        out.print(f"{sentence.text} {marks}{flag}", highlight=False)
+    out.rule("sources")
+    for i, r in enumerate(response.results, start=1):
+        out.print(f"[{i}] {r.title} — {r.url or r.item_id}", highlight=False)
+
+
+def response_index(response: Any, evidence_id: str) -> str:
+    for i, r in enumerate(response.results, start=1):
+        if r.id == evidence_id:
+            return str(i)
+    return evidence_id
+
+
+@main.command()
+@click.option("--database-url", envvar="GROUNDSEARCH_DATABASE_URL", required=True,
+              help="postgresql:// DSN (default: GROUNDSEARCH_DATABASE_URL).")
+@handles_errors
+def migrate(database_url: str) -> None:
+    """Apply pending Postgres schema migrations (forward-only); prints what was applied."""
+    from ..store.postgres import migrate as apply
+
+    applied = apply(database_url)
+    err.print("applied " + ", ".join(applied) if applied else "schema is up to date")
+
+
 @main.command("eval")
 @click.option("--dataset", "dataset_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")
