@@ -91,11 +91,12 @@ def main() -> None:
                    "domains": sorted(it.domains), "complexity": it.complexity}
             for f in FIELDS:
                 hits[f] += got[f] == (sorted(row[f]) if f == "domains" else row[f])
-        out["llm_alone_heldout"] = {
-            "n": len(heldout), "valid": valid,
-            "accuracy": {f: round(h / len(heldout), 4) for f, h in hits.items()},
-            "latency_ms": {"p50": pct(lat, 50), "p99": pct(lat, 99)},
-        }
+        if heldout:
+            out["llm_alone_heldout"] = {
+                "n": len(heldout), "valid": valid,
+                "accuracy": {f: round(h / len(heldout), 4) for f, h in hits.items()},
+                "latency_ms": {"p50": pct(lat, 50), "p99": pct(lat, 99)},
+            }
     print(json.dumps(out, indent=1))
 
 
