@@ -24,9 +24,10 @@ CACHE = Path(
 )
 SERVER_PYTHON = CACHE / "llm-venv" / "bin" / "python"
 GGUF = CACHE / "llm" / "model.gguf"
-# 2 threads is fastest on an idle 2-core box (MODELS.md); on a loaded shared box llama.cpp's spinning thread
-# barriers collapse (measured 1.8 s/token with 2 threads vs 0.15 s/token with 1 at load ~15), so it is settable.
-THREADS = os.environ.get("GROUNDSEARCH_LLM_THREADS", "2")
+# 1 thread by default: on an idle 2-core box 2 threads decode ~1.4x faster (MODELS.md), but when the cores are
+# shared llama.cpp's spinning thread barriers collapse (measured 1.8 s/token with 2 threads vs 0.15 s/token
+# with 1 at load ~15), and the test suite runs beside other work. GROUNDSEARCH_LLM_THREADS=2 on a quiet box.
+THREADS = os.environ.get("GROUNDSEARCH_LLM_THREADS", "1")
 
 
 def missing(what: str) -> None:
