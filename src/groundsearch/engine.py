@@ -279,8 +279,9 @@ def _centroid(vectors: Any) -> Any:
 
 def open_store(settings: Settings, dim: int) -> Store:
     if settings.database_url:
-        if not settings.database_url.startswith(("postgresql://", "postgres://")):
-            raise ConfigError("GROUNDSEARCH_DATABASE_URL must start with postgresql://")
+        dsn = settings.database_url
+        if not (dsn.startswith(("postgresql://", "postgres://")) or "=" in dsn):  # URL or libpq key=value form
+            raise ConfigError("GROUNDSEARCH_DATABASE_URL must be a postgresql:// URL or a libpq 'key=value' string")
         from .store.postgres import PostgresStore
 
         return PostgresStore.open(settings.database_url, dim=dim)

@@ -70,3 +70,20 @@ def test_keyword_only_runs_skip_embeddings(beir_dir: Path, tmp_path: Path) -> No
     assert report.embedder == "keyword-only" and report.results["bm25"].ndcg10 == pytest.approx(1.0)
     assert (cache_dir_for(root, dataset, "hash-64-keyword-only") / "complete.json").is_file()
     assert not cache_dir_for(root, dataset, "hash-64").exists()
+
+
+def test_postgres_backend_scores_like_the_embedded_one(beir_dir: Path, tmp_path: Path, postgres_database) -> None:
+    """The eval can run on Postgres: filled from the embedded cache, it must rank the same corpus alike."""
+    from groundsearch.settings import load_settings
+
+    dataset = load_beir(beir_dir)
+    kw = dict(embedder=HashEmbedder(64), embedder_name="hash", cache_root=tmp_path / "cache")
+    embedded = run_eval(dataset, RETRIEVERS, **kw)
+    pg_settings = load_settings(env={}, database_url=postgres_database())
+    on_pg = run_eval(dataset, RETRIEVERS, base_settings=pg_settings, **kw)
+    again = run_eval(dataset, ["bm25"], base_settings=pg_settings, **kw)  # copied once, then reused
+    assert (embedded.backend, on_pg.backend, again.backend) == ("SQLiteStore", "PostgresStore", "PostgresStore")
+    for name in RETRIEVERS:
+        assert on_pg.results[name].ndcg10 == pytest.approx(embedded.results[name].ndcg10, abs=0.01), name
+    assert on_pg.rankings["bm25"] == embedded.rankings["bm25"]
+    assert on_pg.as_json()["backend"] == "PostgresStore"

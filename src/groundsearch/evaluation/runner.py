@@ -89,12 +89,14 @@ class EvalReport:
     embedder: str
     results: Mapping[str, RetrieverScores]
     rankings: Mapping[str, Mapping[str, tuple[str, ...]]]  # retriever -> query id -> doc ids, best first
+    backend: str = "SQLiteStore"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,
             "queries": self.queries,
             "embedder": self.embedder,
+            "backend": self.backend,
             "results": {name: s.as_json() for name, s in self.results.items()},
         }
 
@@ -180,6 +182,66 @@ def _settings(base: Settings | None, data_dir: Path, embedder_name: str, spec: C
 
 
 def open_eval_engine(
+    dataset: BeirDataset,
+    *,
+    embedder_name: str = "minilm",
+    embedder: Embedder | None = None,
+    base_settings: Settings | None = None,
+    cache_root: Path | None = None,
+    progress: Progress | None = None,
+    embed: bool = True,
+) -> Any:  # -> Engine
+    """An engine over the dataset's corpus on the embedded store, or on Postgres when ``base_settings``
+    carries a ``database_url``.
+
+    The Postgres database is filled from the embedded cache (same items, chunks and vectors — embeddings
+    are a deterministic function of text and model), so the two backends are compared on identical data
+    and the corpus is embedded once. Point the URL at a scratch database: eval items are written to it.
+    """
+    embedded = _open_embedded_eval_engine(dataset, embedder_name=embedder_name, embedder=embedder,
+                                          base_settings=base_settings, cache_root=cache_root, progress=progress,
+                                          embed=embed)
+    dsn = base_settings.database_url if base_settings is not None else None
+    if not dsn:
+        return embedded
+    try:
+        return _postgres_copy(embedded, dsn, dataset, embed=embed, progress=progress)
+    finally:
+        embedded.close()
+
+
+def _postgres_copy(embedded: Any, dsn: str, dataset: BeirDataset, *, embed: bool,
+                   progress: Progress | None) -> Any:
+    from ..engine import Engine
+    from ..ingest.ids import record_id
+    from ..types import ItemWrite
+
+    settings = embedded.settings.model_copy(update={"database_url": dsn})
+    engine = Engine.open(settings, embedder=embedded.embedder)
+    marker = f"eval:{dataset.content_hash}:{embedded.embedder.model_id}:{'vectors' if embed else KEYWORD_ONLY}"
+    if engine.store.meta_get(marker) == "complete":
+        return engine
+    try:
+        ids = [record_id(COLLECTION, doc.id, "") for doc in dataset.corpus]
+        for start in range(0, len(ids), 500):
+            items = embedded.store.get_many(ids[start : start + 500])
+            writes = []
+            for item_id, item in items.items():
+                chunks = tuple(v.chunk for v in embedded.store.item_chunks(item_id))
+                vectors = embedded.store.item_vectors(item_id) if embed else None
+                writes.append(ItemWrite(item=item, chunks=chunks,
+                                        vectors=vectors if vectors is not None and len(vectors) else None))
+            engine.store.upsert(writes)
+            if progress is not None:
+                progress("copy to postgres", min(start + 500, len(ids)), len(ids))
+        engine.store.meta_set(marker, "complete")
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+def _open_embedded_eval_engine(
     dataset: BeirDataset,
     *,
     embedder_name: str = "minilm",
@@ -346,6 +408,7 @@ def run_eval(
     results: dict[str, RetrieverScores] = {}
     all_rankings: dict[str, Mapping[str, tuple[str, ...]]] = {}
     total = len(data.queries)
+    backend = type(engine.store).__name__
     try:
         for name in names:
             report(name, 0, total)
@@ -359,5 +422,6 @@ def run_eval(
         model_id = engine.embedder.model_id if _NEEDS_VECTORS & set(names) else KEYWORD_ONLY
     finally:
         engine.close()
-    return EvalReport(dataset=data.name, queries=total, embedder=model_id, results=results, rankings=all_rankings)
+    return EvalReport(dataset=data.name, queries=total, embedder=model_id, results=results, rankings=all_rankings,
+                      backend=backend)
 
