@@ -144,9 +144,10 @@ _RECENT = _rx(r"\b(recent\w*|latest|newest|lately|trending|these days|nowadays|w
 
 _TARGET = r"([\w.+#-]+(?: [\w.+#-]+){0,2}?)"
 _STOP_AFTER = r"(?=\s+(?:for|in|on|as|with|by|over|across|when|and why|launches|releases|papers)\b|[,.?!:;]|$)"
+# Most specific first: "compare X vs Y" must not be read as the bare "X vs Y" with X = "compare X".
 _TARGET_PATTERNS = (
+    _rx(rf"\bcompare (?:the )?{_TARGET}\s+(?:and|with|to|vs\.?|versus)\s+(?:the )?{_TARGET}{_STOP_AFTER}"),
     _rx(rf"{_TARGET}\s+(?:vs\.?|versus)\s+{_TARGET}{_STOP_AFTER}"),
-    _rx(rf"\bcompare (?:the )?{_TARGET}\s+(?:and|with|to|vs\.?)\s+(?:the )?{_TARGET}{_STOP_AFTER}"),
     _rx(rf"\bdifference between (?:the )?{_TARGET}\s+and\s+(?:the )?{_TARGET}{_STOP_AFTER}"),
     _rx(rf"\bis {_TARGET}\s+(?:better|faster|slower) than\s+{_TARGET}{_STOP_AFTER}"),
     _rx(rf"\bbetween {_TARGET}\s+and\s+(?:the )?{_TARGET}{_STOP_AFTER}"),
@@ -160,7 +161,7 @@ _STOP = frozenset(
     chart charts plot graph timeline diagram bar line ranked tornado tabulate tabulated format view display
     papers paper research releases release launches launched docs documentation articles news last past month
     months year years week weeks day days quarter this over time between vs versus compare comparison most top
-    one two three six ten into using s t let's whats what's""".split()
+    one two three six ten into using s t let's whats what's per""".split()
 )
 _WORD = _rx(r"[a-z0-9][a-z0-9.+#-]*")
 
@@ -223,9 +224,15 @@ def _targets(text: str) -> tuple[str, ...]:
         if m:
             a, b = (g.strip(" '\"").strip() for g in m.groups())
             a = " ".join(w for w in a.split() if w.lower() not in {"is", "the", "a", "an"})
-            if a and b and a.lower() != b.lower():
-                return (a, b)
+            # "X vs Y vs Z": the second capture may hold further targets
+            names = [a, *(t.strip() for t in _VS_SPLIT.split(b))]
+            names = list(dict.fromkeys(n for n in names if n))
+            if len(names) >= 2 and len({n.lower() for n in names}) == len(names):
+                return tuple(names[:8])  # Intent allows at most 8 comparison targets
     return ()
+
+
+_VS_SPLIT = _rx(r"\s+(?:vs\.?|versus)\s+")
 
 
 def _keywords(text: str) -> tuple[str, ...]:
