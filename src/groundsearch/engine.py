@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import ConfigError, NotFound
 from .models.base import LLM, Embedder
-from .query.filters import build_filter, validate_query
+from .query.filters import request_filter, validate_query
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
@@ -171,15 +171,7 @@ class Engine:
     # ---- search ---------------------------------------------------------------------------------
 
     def build_filter(self, request: SearchRequest, *, tenant: str | None = None) -> SearchFilter:
-        return build_filter(
-            self.settings.collections,
-            collections=request.collections,
-            filters=request.filters,
-            include_drafts=request.include_drafts,
-            include_archived=request.include_archived,
-            include_superseded=request.include_superseded,
-            tenant=tenant,
-        )
+        return request_filter(self.settings.collections, request, tenant=tenant)
 
     def plan(self, request: SearchRequest, *, tenant: str | None = None) -> RetrievalPlan:
         """The plain retrieval plan for a request, without intent understanding."""

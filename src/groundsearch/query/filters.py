@@ -10,9 +10,9 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidFilter, InvalidQuery, UnknownCollection
-from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, SearchFilter, Status
+from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, SearchFilter, SearchRequest, Status
 
-__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "validate_query"]
+__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "request_filter", "validate_query"]
 
 MAX_FILTER_VALUE_CHARS = 200
 MAX_FILTER_VALUES = 50
@@ -140,5 +140,20 @@ def build_filter(
         fields=tuple(sorted(field_filters, key=lambda f: f.name)),
         statuses=tuple(statuses),
         include_superseded=include_superseded,
+        tenant=tenant,
+    )
+
+
+def request_filter(
+    collections_config: Sequence[CollectionSpec], request: SearchRequest, *, tenant: str | None
+) -> SearchFilter:
+    """The filter a search request asks for (collections, field filters, status flags), scoped to ``tenant``."""
+    return build_filter(
+        collections_config,
+        collections=request.collections,
+        filters=request.filters,
+        include_drafts=request.include_drafts,
+        include_archived=request.include_archived,
+        include_superseded=request.include_superseded,
         tenant=tenant,
     )

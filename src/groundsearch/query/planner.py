@@ -17,7 +17,7 @@ import re
 from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import Settings
 from ..types import Intent, Leg, MergeRule, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
-from .filters import build_filter, validate_query
+from .filters import request_filter, validate_query
 
 __all__ = ["MAX_GRAPH_SEEDS", "RECENCY_WORDS", "plan_retrieval"]
 
@@ -76,15 +76,7 @@ def plan_retrieval(
     """
     query = validate_query(request.query)
     reasons: list[str] = []
-    base = build_filter(
-        settings.collections,
-        collections=request.collections,
-        filters=request.filters,
-        include_drafts=request.include_drafts,
-        include_archived=request.include_archived,
-        include_superseded=request.include_superseded,
-        tenant=tenant,
-    )
+    base = request_filter(settings.collections, request, tenant=tenant)
 
     # ---- collections and pattern ------------------------------------------------------------------
     if base.collections:
