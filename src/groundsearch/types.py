@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,9 +149,12 @@ class SearchFilter:
     exclude_item_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One scored chunk from one leg. Scores are only comparable within a leg."""
+class Hit(NamedTuple):
+    """One scored chunk from one leg. Scores are only comparable within a leg.
+
+    A named tuple rather than a frozen dataclass: every leg builds one per candidate on the hot path, and a
+    frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) cost ~0.25 ms per 100-hit page.
+    """
 
     chunk_id: str
     item_id: str
