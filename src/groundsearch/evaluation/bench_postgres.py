@@ -32,7 +32,7 @@ import numpy as np
 from ..query.fusion import reciprocal_rank_fusion
 from ..store.base import Store
 from ..types import Chunk, Item, ItemWrite, SearchFilter
-from .bench_store import ZIPF_S, synthetic_vocabulary
+from .bench_store import ZIPF_S, synthetic_vocabulary, unit_vectors
 
 __all__ = ["bench_postgres_vs_sqlite"]
 
@@ -48,9 +48,7 @@ def _corpus(n: int, dim: int, rng: np.random.Generator, vocab: list[str], words_
     p /= p.sum()
     ids = rng.choice(len(vocab), size=(n, words_per_chunk), p=p)
     texts = [" ".join(vocab[j] for j in row) for row in ids]
-    vectors = rng.standard_normal((n, dim), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return texts, vectors
+    return texts, unit_vectors(rng, n, dim)
 
 
 def _writes(texts: list[str], vectors: np.ndarray, start: int, stop: int) -> list[ItemWrite]:
@@ -91,8 +89,7 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
     q_texts = [" ".join(vocab[j] for j in rng.choice(len(vocab), size=int(rng.integers(2, 7)),
                                                        p=(lambda p: p / p.sum())(np.arange(1, vocab_size + 1.0) ** -ZIPF_S)))
                for _ in range(queries)]
-    q_vecs = rng.standard_normal((queries, dim), dtype=np.float32)
-    q_vecs /= np.linalg.norm(q_vecs, axis=1, keepdims=True)
+    q_vecs = unit_vectors(rng, queries, dim)
 
     server = None
     if dsn is None:

@@ -48,7 +48,7 @@ def _timing(values: Sequence[float]) -> dict[str, float]:
             "mean_ms": round(statistics.fmean(values), 3)}
 
 
-def _unit_vectors(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+def unit_vectors(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     v = rng.standard_normal((n, dim), dtype=np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     return v
@@ -86,7 +86,7 @@ def _build(path: Path, n: int, dim: int, rng: np.random.Generator, vocab: list[s
     started = time.perf_counter()
     for start in range(0, n, _BATCH):
         m = min(_BATCH, n - start)
-        vectors = _unit_vectors(rng, m, dim)
+        vectors = unit_vectors(rng, m, dim)
         all_vectors[start : start + m] = vectors
         if words_per_chunk:
             ids = _zipf_ids(rng, len(vocab), m * words_per_chunk).reshape(m, words_per_chunk)
@@ -111,7 +111,7 @@ def bench_vector_leg(n: int, dim: int = 384, queries: int = 200, seed: int = 0, 
     with tempfile.TemporaryDirectory(prefix="gs-bench-vec-") as tmp:
         store, matrix, build_s = _build(Path(tmp) / "store", n, dim, rng, [], 0, exact_vector_max)
         try:
-            qs = _unit_vectors(rng, queries, dim)
+            qs = unit_vectors(rng, queries, dim)
             ours_ms: list[float] = []
             exact_ms: list[float] = []
             recalls: list[float] = []
@@ -155,7 +155,7 @@ def _scaling_one(n: int, dim: int, queries: int, seed: int, vocab_size: int, wor
         try:
             texts = [" ".join(vocab[j] for j in _zipf_ids(rng, vocab_size, int(rng.integers(2, 7))))
                      for _ in range(queries)]
-            qs = _unit_vectors(rng, queries, dim)
+            qs = unit_vectors(rng, queries, dim)
             f = SearchFilter()
             kw_ms, vec_ms, hybrid_ms, numpy_ms = [], [], [], []
             with ThreadPoolExecutor(max_workers=2) as pool:
