@@ -72,6 +72,16 @@ def test_llm_failure_falls_back_to_extractive_with_a_note() -> None:
     assert s.prose.mode == "extractive" and "cut off" in s.degraded[0]
 
 
+def test_narration_cut_at_max_tokens_keeps_its_complete_sentences_and_says_so() -> None:
+    cut = ScriptedLLM(["Install groundsearch with pip [e1]. It needs Python 3.11 [e1]. MiniLM runs via"],
+                      finish_reason="length")
+    s = synthesize(Intent(), "install", [], DOC_HITS, SPECS, llm=cut, load_prompt=lambda n: "p")
+    assert s.prose.mode == "llm"
+    assert [x.text for x in s.prose.sentences] == ["Install groundsearch with pip.", "It needs Python 3.11."]
+    assert [x.citations for x in s.prose.sentences] == [("docs:guide#0",), ("docs:guide#0",)]
+    assert len(s.degraded) == 1 and "max_tokens" in s.degraded[0] and "dropped" in s.degraded[0]
+
+
 def test_table_format_uses_the_tables_prompt_and_caps_words() -> None:
     results = normalize(Intent(format="table"), RECORD_HITS, SPECS, collections=("releases", "papers"))
     long = " ".join(["RAG toolkit for LLM agents [e1]."] * 40)

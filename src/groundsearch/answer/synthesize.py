@@ -164,13 +164,26 @@ def parse_narration(text: str, ids: Sequence[str]) -> Prose:
     return Prose(sentences=tuple(sentences), mode="llm")
 
 
+def _complete_sentences(text: str) -> str:
+    """``text`` up to its last sentence end: what survives of a reply cut off mid-sentence."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?:\s*\[e\d+\])*", text)]
+    return text[: ends[-1]] if ends else ""
+
+
 def narrate(llm: LLM, system: str, query: str, hits: Sequence[EvidenceHit], results: Sequence[Any], *,
-            short: bool, max_tokens: int) -> Prose:
-    """One bounded LLM call; raises on failure or truncated output (the caller falls back)."""
+            short: bool, max_tokens: int) -> tuple[Prose, tuple[str, ...]]:
+    """One bounded LLM call → (prose, degraded notes); raises when nothing usable came back (the caller
+    falls back). A reply cut off at ``max_tokens`` keeps its complete sentences and says so; the
+    unfinished one is dropped, never shown."""
     completion = llm.complete(_messages(system, query, hits, results), max_tokens=max_tokens)
+    text, notes = completion.text, ()
     if completion.finish_reason == "length":
-        raise ValueError("the narration was cut off at max_tokens")
-    prose = parse_narration(completion.text, [h.id for h in hits[:LLM_EVIDENCE]])
+        text = _complete_sentences(text)
+        if not text.strip():
+            raise ValueError("the narration was cut off at max_tokens before its first sentence ended")
+        notes = (f"synthesis: the narration reached max_tokens ({max_tokens}); its unfinished last sentence "
+                 f"was dropped",)
+    prose = parse_narration(text, [h.id for h in hits[:LLM_EVIDENCE]])
     if not prose.sentences:
         raise ValueError("the narration was empty")
     if short:
@@ -180,7 +193,7 @@ def narrate(llm: LLM, system: str, query: str, hits: Sequence[EvidenceHit], resu
                 break
             kept.append(s)
         prose = Prose(sentences=tuple(kept or prose.sentences[:1]), mode="llm")
-    return prose
+    return prose, notes
 
 
 def repeats_a_row(sentence: str, results: Sequence[Any]) -> bool:
@@ -217,13 +230,12 @@ def synthesize(
         r.kind in ("table", "chart", "timeline", "graph") for r in results)
     try:
         system = load_prompt("synthesis_tables" if short else "synthesis_default")
-        prose = narrate(llm, system, query, hits, results, short=short,
-                        max_tokens=min(max_tokens, 200) if short else max_tokens)
-        notes: tuple[str, ...] = ()
+        prose, notes = narrate(llm, system, query, hits, results, short=short,
+                               max_tokens=min(max_tokens, 200) if short else max_tokens)
         if short:
             kept = tuple(x for x in prose.sentences if not repeats_a_row(x.text, results))
             if len(kept) < len(prose.sentences):
-                notes = (f"synthesis: left out {len(prose.sentences) - len(kept)} narrated sentence(s) that "
+                notes += (f"synthesis: left out {len(prose.sentences) - len(kept)} narrated sentence(s) that "
                          f"repeated table rows (the tables show them)",)
             if not kept:
                 return Synthesis(base, degraded=notes + ("synthesis: extractive answer instead",))
