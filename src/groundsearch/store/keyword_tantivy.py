@@ -217,18 +217,21 @@ class KeywordIndex:
 
     # ---------------------------------------------------------------------------------------- reads
 
-    def search(self, terms: Sequence[str], f: SearchFilter, limit: int, offset: int) -> list[tuple[int, float]]:
-        """``(chunk key, BM25 score)`` best first, ``limit`` of them after skipping ``offset``."""
+    def search(self, terms: Sequence[str], f: SearchFilter, limit: int, offset: int) -> tuple[list[int], list[float]]:
+        """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset``.
+
+        Two parallel lists rather than pairs: the caller hydrates them in one pass, and on a 5k-chunk
+        corpus building throw-away pairs was a measurable share of a ~0.3 ms query.
+        """
         if limit <= 0:
-            return []
+            return [], []
         searcher = self._index.searcher()
         query = compile_query(self._schema, terms, f, inert_clauses(searcher, f))
-        result = searcher.search(query, limit, count=False, offset=offset)
-        if not result.hits:
-            return []
-        addresses = [addr for _, addr in result.hits]
-        keys = searcher.fast_field_values("key", addresses)
-        return [(int(k), float(score)) for (score, _), k in zip(result.hits, keys) if k is not None]
+        hits = searcher.search(query, limit, count=False, offset=offset).hits
+        if not hits:
+            return [], []
+        scores, addresses = zip(*hits)
+        return searcher.fast_field_values("key", list(addresses)), list(scores)
 
     def reload(self) -> None:
         self._index.reload()

@@ -200,8 +200,8 @@ class SQLiteStore:
             return Page(hits=(), offset=offset, has_more=False)
         with self._lock:
             self._refresh()
-        found = self._keyword.search(terms, filter, limit + 1, offset)
-        return page_from(self._hits(found), offset, limit)
+        keys, scores = self._keyword.search(terms, filter, limit + 1, offset)
+        return page_from(self._hits(keys, scores), offset, limit)
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -223,8 +223,7 @@ class SQLiteStore:
                 snapshot = self._vectors.snapshot()
         if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg's hydration overlaps it
             keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
-        found = list(zip(keys[offset:].tolist(), scores[offset:].tolist()))
-        return page_from(self._hits(found), offset, limit)
+        return page_from(self._hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
 
     def _item_sets(self, f: SearchFilter) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Item rowids allowed by the field / item-id parts of ``f`` (``None``: no such constraint), and excluded."""
@@ -242,13 +241,21 @@ class SQLiteStore:
                 (json.dumps(list(f.exclude_item_ids), ensure_ascii=False),))], dtype=np.int64)
         return allowed, excluded
 
-    def _hits(self, found: Sequence[tuple[int, float]]) -> list[Hit]:
-        """Hydrate ``(chunk key, score)`` in one query; keys whose chunk no longer exists are dropped."""
-        if not found:
-            return []
+    def _hits(self, keys: Sequence[int | None], scores: Sequence[float]) -> list[Hit]:
+        """Hydrate chunk keys from the in-memory key map; keys whose chunk no longer exists are dropped.
+
+        ``tuple.__new__`` is what ``Hit._make`` calls, minus a Python-level call per hit (this loop runs
+        once per candidate of every leg).
+        """
+        new = tuple.__new__
         with self._lock:
-            ids = self._derived.ids
-            return [Hit(*ids[k], s) for k, s in found if k in ids]
+            get = self._derived.ids.get
+            hits = []
+            for k, s in zip(keys, scores):
+                pair = get(k)  # type: ignore[arg-type]
+                if pair is not None:
+                    hits.append(new(Hit, (*pair, s)))
+            return hits
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
