@@ -112,9 +112,12 @@ class Engine:
         *,
         tenant: str = "",
         embed: bool = True,
+        prune: bool = False,
         progress: Callable[[Any], None] | None = None,
     ) -> Any:
-        """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``."""
+        """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``.
+
+        ``prune``: also delete items of files under the given folders that no longer exist on disk."""
         from .ingest.pipeline import ingest_paths
 
         return ingest_paths(
@@ -124,6 +127,7 @@ class Engine:
             self.embedder if embed else None,
             tenant=tenant,
             batch_size=self.settings.embed_batch_size,
+            prune=prune,
             progress=progress,
         )
 

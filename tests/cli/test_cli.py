@@ -95,6 +95,15 @@ def test_ingest_is_idempotent_and_incremental(kb: Path) -> None:
     assert hits and hits[0]["title"]
 
 
+def test_prune_removes_a_deleted_file_only_when_asked(kb: Path) -> None:
+    ingest_json(kb, "notes")
+    (kb / "notes" / "vectors.md").unlink()
+    assert ingest_json(kb, "notes")["deleted"] == 0
+    assert search_json(kb, "HNSW graphs", "--profile", "keyword")["results"]
+    assert ingest_json(kb, "notes", "--prune")["deleted"] == 1
+    assert search_json(kb, "HNSW graphs", "--profile", "keyword")["results"] == []
+
+
 def test_search_json_and_explain(kb: Path) -> None:
     ingest_json(kb, "notes")
     ingest_json(kb, "releases.jsonl", "--collection", "releases")

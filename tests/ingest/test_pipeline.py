@@ -101,6 +101,31 @@ def test_changed_file_replaces_its_chunks(docs: Path, store: CountingStore, spec
     assert all("package with pip" not in v.chunk.text for v in store.chunks([h.chunk_id for h in old_hits]).values())
 
 
+def test_prune_deletes_items_of_files_gone_from_the_folder_and_nothing_else(
+        docs: Path, tmp_path: Path, store: CountingStore, specs) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "kept.md").write_text("# Kept\n\nA file ingested on its own, outside the pruned folder.\n")
+    run([docs, outside], specs["docs"], store)
+    gone, broken = docs / "notes.txt", docs / "guide.md"
+    gone_id = document_id("docs", source_key(gone))
+    assert gone_id in {h.item_id for h in store.keyword_search("meeting notes team", ANY, 10).hits}
+    gone.unlink()
+    broken.write_bytes(b"\xff\xfe not utf-8 \x00")  # still there, fails to parse: keeps its items
+    (outside / "kept.md").unlink()  # gone, but outside the folder being pruned
+
+    plain = run([docs], specs["docs"], store)
+    assert plain.deleted == 0 and store.get(gone_id) is not None  # without prune nothing unread is touched
+
+    pruned = run([docs], specs["docs"], store, prune=True)
+    assert [Path(p).name for p, _ in pruned.errors] == ["guide.md"]
+    assert pruned.deleted == 1 and store.get(gone_id) is None
+    assert gone_id not in {h.item_id for h in store.keyword_search("meeting notes team", ANY, 10).hits}
+    assert store.get(document_id("docs", source_key(broken))) is not None
+    assert store.get(document_id("docs", source_key(outside / "kept.md"))) is not None
+    assert run([docs], specs["docs"], store, prune=True).deleted == 0  # idempotent
+
+
 def test_metadata_only_change_is_an_update(docs: Path, store: CountingStore, specs) -> None:
     run([docs], specs["docs"], store)
     draft = docs / "sub" / "draft.md"

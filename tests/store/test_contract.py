@@ -396,6 +396,24 @@ def test_find_by_hash_and_source_hashes(store: Store) -> None:
     assert store.source_hashes(["a.md", "zzz"]) == {"a.md": {"one": "H", "three": "K"}}
 
 
+def test_sources_under_is_a_literal_prefix_within_collection_and_tenant(store: Store) -> None:
+    store.upsert([
+        write("a", source="/kb/a.md"),
+        write("b", source="/kb/sub/b.md"),
+        write("c", source="/kb/sub/b.md"),  # two items of one file: one source
+        write("d", source="/kbx/d.md"),  # shares the characters, not the folder
+        write("e", source="/k%/e.md"),
+        write("f", source="/kb/f.md", collection="notes"),
+        write("g", source="/kb/g.md", tenant="acme"),
+        write("h"),  # no source at all
+    ])
+    assert store.sources_under("/kb/", "docs") == ["/kb/a.md", "/kb/sub/b.md"]
+    assert store.sources_under("/kb/", "docs", "acme") == ["/kb/g.md"]
+    assert store.sources_under("/kb/", "notes") == ["/kb/f.md"]
+    assert store.sources_under("/k_/", "docs") == [] and store.sources_under("/k%/", "docs") == ["/k%/e.md"]
+    assert store.sources_under("/nowhere/", "docs") == []
+
+
 def test_entity_graph(store: Store) -> None:
     store.upsert([
         write("e1", "openai released gpt", entities=(("openai", "gpt"),)),

@@ -12,8 +12,10 @@ Guarantees:
 * **Per-file errors do not stop the run.** A file that cannot be parsed is reported (path and reason) and
   nothing of it is written; its previously ingested items stay as they were.
 
-Not handled here: a file deleted from disk is not noticed by walking its folder (the store is not asked to
-list sources); remove its items with ``groundsearch delete``.
+* **Deleted files, on request.** With ``prune=True``, items ingested from a file under one of the given
+  folders (same collection and tenant) whose file no longer exists are deleted after the folder's files are
+  ingested. Only missing files count: a file that is still there but failed to parse, or is now skipped as
+  hidden, keeps its items. Without ``prune`` nothing outside the files read is ever touched.
 """
 
 from __future__ import annotations
@@ -95,6 +97,19 @@ def discover(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[str, str]], 
         else:
             errors.append((str(root), "no such file or directory"))
     return sorted(files.values(), key=source_key), skipped, errors
+
+
+def _prune(paths: Sequence[Path], collection: str, tenant: str, store: Store) -> int:
+    """Delete the items of files under the folders in ``paths`` that no longer exist (see module doc)."""
+    gone: set[str] = set()
+    for root in paths:
+        if root.is_dir():
+            prefix = source_key(root).rstrip("/") + "/"
+            gone.update(s for s in store.sources_under(prefix, collection, tenant) if not Path(s).is_file())
+    if not gone:
+        return 0
+    ids = [item_id for items in store.source_hashes(sorted(gone)).values() for item_id in items]
+    return store.delete(ids)
 
 
 def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
@@ -189,6 +204,7 @@ def ingest_paths(
     *,
     tenant: str = "",
     batch_size: int = 64,
+    prune: bool = False,
     progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files and folders) into the collection ``spec``; see the module docstring."""
@@ -231,6 +247,8 @@ def ingest_paths(
         vanished = sorted(set(stored_hashes) - {w.item.id for w in writes})
         if vanished:
             deleted += store.delete(vanished)
+    if prune:
+        deleted += _prune(paths, spec.name, tenant, store)
     if progress is not None:
         progress(IngestProgress(len(files), len(files), chunks_written, None))
     return IngestReport(

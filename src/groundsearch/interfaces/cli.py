@@ -90,11 +90,13 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @click.option("--collection", "-c", help="Target collection (default: the configured default).")
 @click.option("--tenant", default="", help="Owner tenant of the ingested items.")
 @click.option("--no-embed", is_flag=True, help="Keyword index only; skip embeddings (fast, no vector leg).")
+@click.option("--prune", is_flag=True,
+              help="Also delete items of files that were ingested from these folders and no longer exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @handles_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, tenant: str, no_embed: bool,
-           as_json: bool) -> None:
+           prune: bool, as_json: bool) -> None:
     """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent."""
     with open_engine(ctx) as engine, Progress(
         TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
@@ -107,7 +109,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
             progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done,
                             current=Path(p.current).name if p.current else "")
 
-        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, progress=report)
+        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, prune=prune, progress=report)
     summary = {
         "added": result.added, "updated": result.updated, "unchanged": result.unchanged,
         "deleted": result.deleted, "chunks_written": result.chunks_written,

@@ -64,6 +64,12 @@ class Store(Protocol):
         """For incremental ingest: ``{source: {item_id: content_hash}}`` of items stored from each source."""
         ...
 
+    def sources_under(self, prefix: str, collection: str, tenant: str = "") -> list[str]:
+        """Distinct ``Item.source`` values in ``collection`` (and ``tenant``) that start with ``prefix``,
+        matched literally (no wildcard in ``prefix`` is special). For ``ingest --prune``: files that were
+        ingested from a folder and are gone from it."""
+        ...
+
     def count(self, filter: SearchFilter | None = None) -> int:
         """Items matching the filter (``None``: every item, any status)."""
         ...

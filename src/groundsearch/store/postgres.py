@@ -194,6 +194,13 @@ class PostgresStore:
             out.setdefault(dec(source), {})[dec(item_id)] = dec(content_hash)
         return out
 
+    def sources_under(self, prefix: str, collection: str, tenant: str = "") -> list[str]:
+        rows = self._fetch(  # starts_with: a literal prefix test (LIKE would treat "%" and "_" in paths as wildcards)
+            "SELECT DISTINCT source FROM items WHERE collection = %(c)s AND tenant = %(t)s AND source IS NOT NULL "
+            "AND starts_with(source, %(p)s) ORDER BY source",
+            {"c": enc(collection), "t": enc(tenant), "p": enc(prefix)})
+        return [dec(r[0]) for r in rows]
+
     def count(self, filter: SearchFilter | None = None) -> int:
         where = compile_filter(filter)
         return int(self._fetch(f"SELECT count(*) FROM items i WHERE {where.sql}", where.params)[0][0])

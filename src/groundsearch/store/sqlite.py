@@ -328,6 +328,12 @@ class SQLiteStore:
                 out.setdefault(source, {})[iid] = h
         return out
 
+    def sources_under(self, prefix: str, collection: str, tenant: str = "") -> list[str]:
+        with self._lock:  # substr = ?: a literal prefix test, so "%" or "_" in a folder name match only themselves
+            return [r for (r,) in self._conn.execute(
+                "SELECT DISTINCT source FROM items WHERE collection = ? AND tenant = ? AND source IS NOT NULL "
+                "AND substr(source, 1, length(?)) = ? ORDER BY source", (collection, tenant, prefix, prefix))]
+
     def count(self, filter: SearchFilter | None = None) -> int:
         where, params = item_filter_sql(filter)
         with self._lock:
