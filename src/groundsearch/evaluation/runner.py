@@ -154,25 +154,6 @@ def cache_dir_for(root: Path, dataset: BeirDataset, model_id: str) -> Path:
     return root / f"{_slug(dataset.name)}-{dataset.content_hash[:16]}-{_slug(model_id)}-v{CACHE_FORMAT}"
 
 
-class _CountingEmbedder:
-    """Delegates to an embedder and reports passages embedded: the ingest pipeline reports per file, and a
-    BEIR corpus is one file, so this is where progress during the slow part comes from."""
-
-    def __init__(self, inner: Embedder, on_passages: Callable[[int], None]) -> None:
-        self._inner = inner
-        self._on_passages = on_passages
-        self.dim = inner.dim
-        self.model_id = inner.model_id
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._inner.embed_queries(texts)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        out = self._inner.embed_passages(texts)
-        self._on_passages(len(texts))
-        return out
-
-
 def _settings(base: Settings | None, data_dir: Path, embedder_name: str, spec: CollectionSpec) -> Settings:
     base = base or load_settings(env={})
     return base.model_copy(update={
@@ -271,20 +252,16 @@ def _open_embedded_eval_engine(
 
     data_dir.mkdir(parents=True, exist_ok=True)
     total = len(dataset.corpus)
-    done = 0
 
-    def count(n: int) -> None:
-        nonlocal done
-        done += n
+    def count(p: Any) -> None:  # chunks embedded so far, against documents: close enough for a progress bar
         if progress is not None:
-            progress("ingest", min(done, total), total)
+            progress("ingest", min(p.chunks_done, total), total)
 
-    count(0)
-
-    engine = Engine.open(settings, embedder=_CountingEmbedder(embedder, count))
+    engine = Engine.open(settings, embedder=embedder)
     try:
-        report = engine.ingest([dataset.corpus_file], spec.name, embed=embed)
-        count(total - done)
+        report = engine.ingest([dataset.corpus_file], spec.name, embed=embed, progress=count)
+        if progress is not None:
+            progress("ingest", total, total)
         if report.errors:
             raise InvalidInput(f"ingesting {dataset.corpus_file} failed: {report.errors[0][1]}",
                                details={"errors": [list(e) for e in report.errors]})

@@ -56,6 +56,12 @@ class IngestReport:
 
 @dataclass(frozen=True, slots=True)
 class IngestProgress:
+    """Reported when a file starts, after each embedding batch within it, and once at the end.
+
+    ``chunks_done`` counts chunks written so far plus those of the file in flight already embedded, so one
+    large file (a JSONL corpus) shows movement while it embeds.
+    """
+
     files_done: int
     files_total: int
     chunks_done: int
@@ -185,9 +191,15 @@ def _same_metadata(stored: Item | None, new: Item) -> bool:
     return all(getattr(stored, k) == getattr(new, k) for k in keys)
 
 
-def _embed(writes: list[ItemWrite], embedder: Embedder, kind: str, batch_size: int) -> list[ItemWrite]:
+def _embed(writes: list[ItemWrite], embedder: Embedder, kind: str, batch_size: int,
+           on_batch: Callable[[int], None] | None = None) -> list[ItemWrite]:
+    """Vectors for every chunk of ``writes``; ``on_batch(n)`` after each batch (a big file embeds for minutes)."""
     texts = [embedding_text(w.item, c, kind) for w in writes for c in w.chunks]
-    parts = [embedder.embed_passages(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)]
+    parts = []
+    for i in range(0, len(texts), batch_size):
+        parts.append(embedder.embed_passages(texts[i : i + batch_size]))
+        if on_batch is not None:
+            on_batch(len(parts[-1]))
     vectors = np.vstack(parts).astype(np.float32, copy=False) if parts else np.zeros((0, embedder.dim), np.float32)
     out, start = [], 0
     for w in writes:
@@ -240,7 +252,15 @@ def ingest_paths(
                 file_added += 1
         if changed:
             if embedder is not None:
-                changed = _embed(changed, embedder, spec.kind, batch_size)
+                embedded = 0
+
+                def on_batch(n: int, done: int = done, path: Path = path) -> None:
+                    nonlocal embedded
+                    embedded += n
+                    if progress is not None:
+                        progress(IngestProgress(done, len(files), chunks_written + embedded, str(path)))
+
+                changed = _embed(changed, embedder, spec.kind, batch_size, on_batch)
             store.upsert(changed)
             chunks_written += sum(len(w.chunks) for w in changed)
         added, updated = added + file_added, updated + file_updated
