@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from groundsearch.errors import EmbeddingFailed
 from groundsearch.ingest.ids import document_id, source_key
 from groundsearch.ingest.pipeline import IngestProgress, embedding_text, ingest_paths
 from groundsearch.models.fake import HashEmbedder
@@ -187,6 +188,25 @@ def test_a_bad_file_is_reported_and_others_still_ingest(tmp_path: Path, fixtures
     path, message = report.errors[0]
     assert path.endswith("b.jsonl") and "line 2" in message and "bad date '2026-99'" in message
     assert store.get("releases:ok") is None  # nothing of the failed file was written
+
+
+class PickyEmbedder(HashEmbedder):
+    """Fails on any passage containing a marker word, as a real model fails on text it cannot take."""
+
+    def embed_passages(self, texts):
+        if any("poison" in t for t in texts):
+            raise EmbeddingFailed("the model returned non-finite values")
+        return super().embed_passages(texts)
+
+
+def test_a_file_the_embedder_fails_on_is_reported_and_others_still_ingest(docs: Path, store: CountingStore,
+                                                                        specs) -> None:
+    (docs / "bad.md").write_text("# Bad\n\nThis text contains poison for the model.\n")
+    report = run([docs], specs["docs"], store, embedder=PickyEmbedder(dim=64))
+    assert [(Path(p).name, m) for p, m in report.errors] == [
+        ("bad.md", "embedding failed: the model returned non-finite values")]
+    assert report.added == 5 and store.count() == 5
+    assert store.get(document_id("docs", source_key(docs / "bad.md"))) is None
 
 
 def test_a_file_that_breaks_later_keeps_its_previous_items(tmp_path: Path, store: CountingStore, specs) -> None:

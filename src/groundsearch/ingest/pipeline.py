@@ -9,8 +9,9 @@ Guarantees:
 * **One atomic write per file.** Everything of a file goes to ``store.upsert`` in one call, so a crash loses
   at most the file in flight and never leaves half a file. The deletes of vanished items follow the upsert;
   a crash between the two leaves stale items that the next run removes.
-* **Per-file errors do not stop the run.** A file that cannot be parsed is reported (path and reason) and
-  nothing of it is written; its previously ingested items stay as they were.
+* **Per-file errors do not stop the run.** A file that cannot be parsed, or whose text the embedder fails
+  on, is reported (path and reason) and nothing of it is written; its previously ingested items stay as they
+  were.
 
 * **Deleted files, on request.** With ``prune=True``, items ingested from a file under one of the given
   folders (same collection and tenant) whose file no longer exists are deleted after the folder's files are
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import IngestError
+from ..errors import EmbeddingFailed, IngestError
 from ..models.base import Embedder
 from ..store.base import Store
 from ..types import Chunk, CollectionSpec, Item, ItemWrite
@@ -260,7 +261,11 @@ def ingest_paths(
                     if progress is not None:
                         progress(IngestProgress(done, len(files), chunks_written + embedded, str(path)))
 
-                changed = _embed(changed, embedder, spec.kind, batch_size, on_batch)
+                try:
+                    changed = _embed(changed, embedder, spec.kind, batch_size, on_batch)
+                except EmbeddingFailed as exc:  # this file's text broke the model; the others may not
+                    errors.append((str(path), f"embedding failed: {exc.message}"))
+                    continue
             store.upsert(changed)
             chunks_written += sum(len(w.chunks) for w in changed)
         added, updated = added + file_added, updated + file_updated
