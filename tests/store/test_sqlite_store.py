@@ -13,6 +13,7 @@ import pytest
 
 from groundsearch.errors import InvalidInput, StoreError
 from groundsearch.store.sqlite import SQLiteStore
+from groundsearch.store.vectors import VectorIndex
 from groundsearch.types import Chunk, FieldFilter, Item, ItemWrite, SearchFilter
 
 DIM = 16
@@ -37,7 +38,8 @@ def _exact(vectors: np.ndarray, ids: list[str], q: np.ndarray, k: int, allowed: 
     return [ids[i] for i in order if allowed is None or ids[i] in allowed][:k]
 
 
-def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path) -> None:
+def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(1)
     vectors = _clustered(rng, 400)
     ids = [f"r{i}" for i in range(400)]
@@ -68,8 +70,12 @@ def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path)
     store.close()
 
     assert (tmp_path / "s" / "vectors" / "hnsw.usearch").exists()
+    builds = []
+    original = VectorIndex._build_hnsw
+    monkeypatch.setattr(VectorIndex, "_build_hnsw", lambda self: (builds.append(self.live), original(self))[1])
     store = SQLiteStore.open(tmp_path / "s", dim=DIM, exact_vector_max=50)
     try:
+        assert builds == []  # the saved graph is restored; loading rows from SQLite builds none
         assert store._vectors.uses_hnsw
         assert [h.chunk_id for h in store.vector_search(queries[2], SearchFilter(), 30).hits] == whole
     finally:

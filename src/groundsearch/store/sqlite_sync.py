@@ -168,7 +168,7 @@ class DerivedIndexes:
         try:
             seq = self.max_seq()
             for rows in self._vector_rows("1", ()):
-                self.vectors.append(rows)
+                self.vectors.append(rows, graph=False)
         finally:
             self._conn.execute("COMMIT")
         self.vectors.applied_seq = seq
@@ -184,7 +184,8 @@ class DerivedIndexes:
             if not self._log_covers(vi.applied_seq):
                 vi.clear()
                 for rows in self._vector_rows("1", ()):
-                    vi.append(rows)
+                    vi.append(rows, graph=False)
+                vi.ensure_graph()
             else:
                 keys = self.changed_keys(vi.applied_seq)
                 vi.remove(keys)

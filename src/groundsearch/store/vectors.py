@@ -113,7 +113,10 @@ class VectorIndex:
 
     # ---------------------------------------------------------------------------------------- writes
 
-    def append(self, rows: VectorRows) -> None:
+    def append(self, rows: VectorRows, *, graph: bool = True) -> None:
+        """Add rows (ascending keys). ``graph=False`` while bulk-loading from SQLite: the saved graph is
+        restored (or one graph built) afterwards by :meth:`attach_hnsw`, instead of growing a graph row batch
+        by row batch that would then be thrown away — at 1M chunks that cost a reopen tens of minutes."""
         m = len(rows.keys)
         if m == 0:
             return
@@ -134,7 +137,7 @@ class VectorIndex:
         if self._hnsw is not None:
             self._hnsw.add(rows.keys.astype(np.uint64), rows.vectors, threads=0)
             self._unsaved += m
-        elif self.directory is not None and self.live > self.exact_max:
+        elif graph and self.directory is not None and self.live > self.exact_max:
             self._build_hnsw()
 
     def remove(self, keys: Sequence[int]) -> None:
@@ -187,6 +190,11 @@ class VectorIndex:
             graph.add(self._keys[live].astype(np.uint64), self._matrix[live], threads=0)
         self._hnsw = graph
         self._unsaved = len(live)
+
+    def ensure_graph(self) -> None:
+        """Build the graph in one go after a bulk load with ``graph=False``, if the index is over ``exact_max``."""
+        if self._hnsw is None and self.directory is not None and self.live > self.exact_max:
+            self._build_hnsw()
 
     def attach_hnsw(self, changed_since: Callable[[int], Sequence[int]], log_covers: Callable[[int], bool]) -> None:
         """After loading rows from SQLite: load the saved graph and replay the change log into it.
