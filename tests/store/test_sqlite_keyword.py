@@ -114,3 +114,15 @@ def test_default_filter_is_pruned_to_the_fast_path_only_when_it_excludes_nothing
     searcher = corpus._keyword.searcher()
     assert inert_clauses(searcher, SearchFilter(collections=("docs",), tenant="")) == set()
     assert "dr" not in {h.item_id for h in corpus.keyword_search("graph", SearchFilter(), 20).hits}
+
+
+def test_hydration_drops_keys_the_store_no_longer_knows(corpus: SQLiteStore) -> None:
+    """A derived index can name a chunk key that SQLite has since dropped; such keys vanish from the page."""
+    keys, scores = corpus._keyword.search(analyze("graph retrieval"), SearchFilter(), 10, 0)
+    assert len(keys) >= 2
+    hits = corpus._hits(keys, scores)
+    assert [h.score for h in hits] == scores and all(h.chunk_id.endswith("#0") for h in hits)
+    unknown = max(corpus._derived.ids) + 1000
+    mixed = corpus._hits([keys[0], unknown, keys[1], None], [3.0, 2.0, 1.0, 0.5])
+    assert [(h.chunk_id, h.score) for h in mixed] == [(hits[0].chunk_id, 3.0), (hits[1].chunk_id, 1.0)]
+    assert corpus._hits([unknown], [1.0]) == [] and corpus._hits([keys[0]], [9.0])[0].score == 9.0

@@ -27,6 +27,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,9 @@ from .vectors import VectorIndex, exact_search
 __all__ = ["SQLiteStore"]
 
 _USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
+
+
+_new_hit = partial(tuple.__new__, Hit)  # Hit((chunk_id, item_id, score)) without a Python-level call
 
 
 class SQLiteStore:
@@ -244,18 +249,20 @@ class SQLiteStore:
     def _hits(self, keys: Sequence[int | None], scores: Sequence[float]) -> list[Hit]:
         """Hydrate chunk keys from the in-memory key map; keys whose chunk no longer exists are dropped.
 
-        ``tuple.__new__`` is what ``Hit._make`` calls, minus a Python-level call per hit (this loop runs
-        once per candidate of every leg).
+        The common case (every key known) runs as C-level loops — ``itemgetter`` over the map, ``zip`` and a
+        ``tuple.__new__`` partial, which is what ``Hit._make`` calls — because this runs once per candidate of
+        every leg; a missing key falls back to the checked loop.
         """
-        new = tuple.__new__
+        if not keys:
+            return []
         with self._lock:
-            get = self._derived.ids.get
-            hits = []
-            for k, s in zip(keys, scores):
-                pair = get(k)  # type: ignore[arg-type]
-                if pair is not None:
-                    hits.append(new(Hit, (*pair, s)))
-            return hits
+            ids = self._derived.ids
+            try:
+                pairs = itemgetter(*keys)(ids) if len(keys) > 1 else (ids[keys[0]],)  # type: ignore[index]
+            except KeyError:
+                return [_new_hit((*ids[k], s)) for k, s in zip(keys, scores) if k in ids]  # type: ignore[index]
+        chunk_ids, item_ids = zip(*pairs)
+        return list(map(_new_hit, zip(chunk_ids, item_ids, scores)))
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
