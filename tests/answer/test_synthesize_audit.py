@@ -82,6 +82,14 @@ def test_narration_cut_at_max_tokens_keeps_its_complete_sentences_and_says_so() 
     assert len(s.degraded) == 1 and "max_tokens" in s.degraded[0] and "dropped" in s.degraded[0]
 
 
+def test_markdown_the_model_adds_is_not_taken_for_sentences() -> None:
+    reply = ("## Summary\n| product | version |\n|---------|---------|\n| ragkit | 1.2.0 |\n```\ncode\n```\n"
+             "- Install groundsearch with pip [e1].\n2. It needs Python 3.11 [e1].\n|\n--- [e2]")
+    prose = parse_narration(reply, ["docs:guide#0", "docs:guide#1"])
+    assert [s.text for s in prose.sentences] == ["Install groundsearch with pip.", "It needs Python 3.11."]
+    assert [s.citations for s in prose.sentences] == [("docs:guide#0",), ("docs:guide#0",)]
+
+
 def test_table_format_uses_the_tables_prompt_and_caps_words() -> None:
     results = normalize(Intent(format="table"), RECORD_HITS, SPECS, collections=("releases", "papers"))
     long = " ".join(["RAG toolkit for LLM agents [e1]."] * 40)

@@ -19,7 +19,8 @@ from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
 from .normalize import display_name, theme_counts
 
-__all__ = ["SHORT_WORDS", "Synthesis", "extractive", "narrate", "repeats_a_row", "synthesize"]
+__all__ = ["SHORT_WORDS", "Synthesis", "evidence_block", "extractive", "narrate", "parse_narration", "repeats_a_row",
+           "synthesize"]
 
 SHORT_WORDS = 80
 FULL_SENTENCES = 4
@@ -31,6 +32,9 @@ THEMES_IN_PROSE = 4
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 _CITE = re.compile(r"\[(e\d+)\]")
 _MD_NOISE = re.compile(r"^\s*(#|[-*+] |\d+\. |\||```|>)")
+_LEAD_MARK = re.compile(r"^(?:[-*+]\s+|\d+\.\s+|>\s*)")  # bullet, number or quote marker
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a code block (or one left open by a cut-off reply)
+_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: the least a sentence has
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +135,23 @@ def extractive(intent: Intent, query: str, results: Sequence[Any], hits: Sequenc
 # ---- LLM narration --------------------------------------------------------------------------------
 
 
-def _messages(system: str, query: str, hits: Sequence[EvidenceHit], results: Sequence[Any]) -> list[ChatMessage]:
-    """The request and passages go in tags as data; the system prompt alone carries instructions."""
+def evidence_block(hits: Sequence[EvidenceHit]) -> str:
+    """The top passages numbered ``[e1]…`` inside ``<evidence>`` tags (data, not instructions)."""
     passages = []
     for i, hit in enumerate(hits[:LLM_EVIDENCE], start=1):
         text = " ".join(hit.chunk.text.split())[:LLM_PASSAGE_CHARS]
         passages.append(f"[e{i}] ({hit.item.collection}) {hit.item.title}: {text}")
+    return "<evidence>\n" + "\n".join(passages) + "\n</evidence>"
+
+
+def _messages(system: str, query: str, hits: Sequence[EvidenceHit], results: Sequence[Any]) -> list[ChatMessage]:
+    """The request and passages go in tags as data; the system prompt alone carries instructions."""
     shown = ", ".join(f"{r.kind} ({getattr(r, 'collection', '') or getattr(r, 'title', '')})" for r in results
                       if r.kind in ("table", "chart", "timeline", "graph"))
     user = f"<request>{query}</request>\n"
     if shown:
         user += f"<shown>{shown}</shown>\n"
-    user += "<evidence>\n" + "\n".join(passages) + "\n</evidence>"
+    user += evidence_block(hits)
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
@@ -150,16 +159,17 @@ def parse_narration(text: str, ids: Sequence[str]) -> Prose:
     """LLM text → sentences; trailing ``[eN]`` markers become citations (unknown numbers are kept as-is,
     so the audit catches them instead of this parser hiding them)."""
     sentences = []
+    text = _FENCED.sub("\n", text)
     for raw in re.split(r"(?<=[.!?](?:\]|\s))\s*|(?<=\])\s+(?=[A-Z])|\n+", text):
         raw = raw.strip()
-        if not raw:
-            continue
+        if not raw or raw.startswith(("|", "#")):
+            continue  # Markdown table rows and headings are formatting the model added, not sentences
         cites = []
         for handle in _CITE.findall(raw):
             n = int(handle[1:])
             cites.append(ids[n - 1] if 1 <= n <= len(ids) else handle)
-        clean = " ".join(_CITE.sub("", raw).split()).replace(" .", ".")
-        if clean:
+        clean = " ".join(_CITE.sub("", _LEAD_MARK.sub("", raw)).split()).replace(" .", ".")
+        if _WORD.search(clean):  # "---", "|" or a lone citation is not a sentence either
             sentences.append(Sentence(text=clean, citations=tuple(dict.fromkeys(cites))))
     return Prose(sentences=tuple(sentences), mode="llm")
 
