@@ -180,6 +180,25 @@ def test_llm_narration_and_its_failure(engine: Engine) -> None:
     assert any("LLM narration failed" in n for n in response.diagnostics.degraded)
 
 
+def test_a_narrated_sentence_the_audit_rejects_is_restated_once_then_checked_again(engine: Engine) -> None:
+    intent = Intent(domains=("docs",))
+
+    def script(messages) -> str:
+        if messages[0].content == "repair_sentence":
+            assert "Windows" in messages[1].content  # the rejected sentence travels with its problem
+            return "Install groundsearch with pip [e1]."
+        return "Install groundsearch with pip on Windows 11 [e1]."  # names and numbers the guide lacks
+
+    llm = ScriptedLLM(script)
+    response = fold(events(pipeline(engine, intent, llm=llm, load_prompt=lambda n: n), "how to install"))
+    assert response.prose.mode == "llm"
+    assert [s.text for s in response.prose.sentences] == ["Install groundsearch with pip."]
+    assert response.prose.sentences[0].verified
+    assert [c["messages"][0].content for c in llm.calls] == ["synthesis_default", "repair_sentence"]
+    notes = response.diagnostics.degraded
+    assert any(n.startswith("audit: sentence 1") for n in notes) and any("restated 1 of 1" in n for n in notes)
+
+
 def test_graph_leg_runs_for_comparisons(engine: Engine) -> None:
     intent = Intent(comparison_targets=("HNSW", "RAG"), complexity="complex")
     response = fold(events(pipeline(engine, intent), "HNSW vs RAG"))

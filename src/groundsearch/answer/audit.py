@@ -62,6 +62,7 @@ def _supported(claim: str, haystack: str) -> bool:
 class AuditReport:
     prose: Prose
     failures: tuple[str, ...]  # one line per replaced sentence: why
+    rejected: tuple[tuple[int, str], ...] = ()  # (sentence index, why) for each replaced sentence
 
 
 def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
@@ -69,6 +70,7 @@ def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
     by_id: Mapping[str, EvidenceHit] = {h.id: h for h in hits}
     out: list[Sentence] = []
     failures: list[str] = []
+    rejected: list[tuple[int, str]] = []
     for i, sentence in enumerate(prose.sentences):
         unknown = [c for c in sentence.citations if c not in by_id]
         cited = [c for c in sentence.citations if c in by_id]
@@ -81,7 +83,9 @@ def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
             why.append(f"{'uncited' if not cited else 'unsupported'} claims {missing[:5]}")
         if why:
             failures.append(f"sentence {i + 1}: " + "; ".join(why))
+            rejected.append((i, "; ".join(why)))
             out.append(Sentence(text=UNVERIFIED_MARKER, citations=tuple(cited), verified=False))
         else:
             out.append(Sentence(text=sentence.text, citations=tuple(cited), verified=sentence.verified))
-    return AuditReport(prose=Prose(sentences=tuple(out), mode=prose.mode), failures=tuple(failures))
+    return AuditReport(prose=Prose(sentences=tuple(out), mode=prose.mode), failures=tuple(failures),
+                       rejected=tuple(rejected))

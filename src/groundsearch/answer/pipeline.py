@@ -44,6 +44,7 @@ from ..types import (
 )
 from .audit import audit
 from .normalize import normalize
+from .repair import repair
 from .synthesize import Synthesis, synthesize
 
 __all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "fold"]
@@ -266,8 +267,16 @@ class AnswerPipeline:
         t = time.perf_counter()
         report = audit(prose, evidence.hits)
         run.degraded.extend(f"audit: {f}" for f in report.failures)
+        checked = report.prose
+        if report.rejected and prose.mode == "llm" and self.llm is not None and self.load_prompt is not None:
+            try:
+                fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
+                checked = fixed.prose
+                run.degraded.extend(fixed.notes)
+            except Exception as exc:  # e.g. the repair prompt file is missing: the markers stand
+                run.degraded.append(f"audit: could not restate rejected sentences ({type(exc).__name__}: {exc})")
         run.lap("audit", t)
-        yield Event("prose", report.prose.model_dump(mode="json"))
+        yield Event("prose", checked.model_dump(mode="json"))
 
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
