@@ -7,7 +7,9 @@ is served by the app from the installed ``plotly`` package).
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,11 @@ from tests.api.live import serve
 from tests.integration.conftest import demo_engine  # noqa: F401  (the session fixture, shared)
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Screenshots land in a temp folder so a test run never dirties the checkout; refresh the committed ones with
+# GROUNDSEARCH_UPDATE_SCREENSHOTS=1 ./run test tests/web
+SCREENSHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+               if os.environ.get("GROUNDSEARCH_UPDATE_SCREENSHOTS") == "1"
+               else Path(tempfile.gettempdir()) / "groundsearch-screenshots")
 
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="apt-get install -y chromium")
 
