@@ -168,7 +168,7 @@ class DerivedIndexes:
         try:
             seq = self.max_seq()
             for rows in self._vector_rows("1", ()):
-                self.vectors.append(rows, graph=False)
+                self.vectors.append(rows)
         finally:
             self._conn.execute("COMMIT")
         self.vectors.applied_seq = seq
@@ -184,13 +184,13 @@ class DerivedIndexes:
             if not self._log_covers(vi.applied_seq):
                 vi.clear()
                 for rows in self._vector_rows("1", ()):
-                    vi.append(rows, graph=False)
-                vi.ensure_graph()
+                    vi.append(rows)
             else:
                 keys = self.changed_keys(vi.applied_seq)
                 vi.remove(keys)
                 for rows in self._vector_rows("c.key IN (SELECT value FROM json_each(?))", (json.dumps(keys),)):
                     vi.append(rows)
+            vi.ensure_graph()
             vi.applied_seq = top
         finally:
             self._conn.execute("COMMIT")
