@@ -171,17 +171,26 @@ def open_eval_engine(
     cache_root: Path | None = None,
     progress: Progress | None = None,
     embed: bool = True,
-) -> Any:  # -> Engine
+) -> Any:  # -> Engine (imported lazily: the CLI's --help must not import the store)
     """An engine over the dataset's corpus on the embedded store, or on Postgres when ``base_settings``
     carries a ``database_url``.
+
+    The embedded index is cached under ``cache_root`` keyed by corpus hash and model id, and built (ingested)
+    only when absent. ``embed=False`` builds a keyword-only index (its own cache entry): BM25-only runs need
+    no embeddings, and embedding is most of the ingest time.
 
     The Postgres database is filled from the embedded cache (same items, chunks and vectors — embeddings
     are a deterministic function of text and model), so the two backends are compared on identical data
     and the corpus is embedded once. Point the URL at a scratch database: eval items are written to it.
     """
-    embedded = _open_embedded_eval_engine(dataset, embedder_name=embedder_name, embedder=embedder,
-                                          base_settings=base_settings, cache_root=cache_root, progress=progress,
-                                          embed=embed)
+    from ..models.factory import build_embedder
+
+    spec = eval_collection(dataset)
+    embedder = embedder or build_embedder(_settings(base_settings, Path("."), embedder_name, spec))
+    data_dir = cache_dir_for(cache_root or default_cache_root(), dataset,
+                             embedder.model_id if embed else f"{embedder.model_id}-{KEYWORD_ONLY}")
+    embedded = _cached_embedded_engine(dataset, _settings(base_settings, data_dir, embedder_name, spec), embedder,
+                                       embed=embed, progress=progress)
     dsn = base_settings.database_url if base_settings is not None else None
     if not dsn:
         return embedded
@@ -222,30 +231,12 @@ def _postgres_copy(embedded: Any, dsn: str, dataset: BeirDataset, *, embed: bool
     return engine
 
 
-def _open_embedded_eval_engine(
-    dataset: BeirDataset,
-    *,
-    embedder_name: str = "minilm",
-    embedder: Embedder | None = None,
-    base_settings: Settings | None = None,
-    cache_root: Path | None = None,
-    progress: Progress | None = None,
-    embed: bool = True,
-) -> Any:  # -> Engine (imported lazily: the CLI's --help must not import the store)
-    """An engine over the dataset's corpus, ingesting it first unless the cache already holds it.
-
-    ``embed=False`` builds a keyword-only index (its own cache entry): BM25-only runs need no embeddings,
-    and embedding is most of the ingest time.
-    """
+def _cached_embedded_engine(dataset: BeirDataset, settings: Settings, embedder: Embedder, *, embed: bool,
+                            progress: Progress | None) -> Any:  # -> Engine (imported lazily: see open_eval_engine)
+    """The engine over ``settings.data_dir``, ingesting the corpus first unless a finished build is there."""
     from ..engine import Engine
-    from ..models.factory import build_embedder
 
-    spec = eval_collection(dataset)
-    probe = _settings(base_settings, Path("."), embedder_name, spec)
-    embedder = embedder or build_embedder(probe)
-    data_dir = cache_dir_for(cache_root or default_cache_root(), dataset,
-                             embedder.model_id if embed else f"{embedder.model_id}-{KEYWORD_ONLY}")
-    settings = _settings(base_settings, data_dir, embedder_name, spec)
+    data_dir = settings.data_dir
     marker = data_dir / "complete.json"
     if marker.is_file():
         return Engine.open(settings, embedder=embedder)
@@ -259,7 +250,7 @@ def _open_embedded_eval_engine(
 
     engine = Engine.open(settings, embedder=embedder)
     try:
-        report = engine.ingest([dataset.corpus_file], spec.name, embed=embed, progress=count)
+        report = engine.ingest([dataset.corpus_file], settings.default_collection, embed=embed, progress=count)
         if progress is not None:
             progress("ingest", total, total)
         if report.errors:
