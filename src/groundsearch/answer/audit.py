@@ -61,15 +61,18 @@ def _supported(claim: str, haystack: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     prose: Prose
-    failures: tuple[str, ...]  # one line per replaced sentence: why
-    rejected: tuple[tuple[int, str], ...] = ()  # (sentence index, why) for each replaced sentence
+    rejected: tuple[tuple[int, str], ...]  # (sentence index, why) for each replaced sentence
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """One line per replaced sentence, for diagnostics: ``sentence N: why``."""
+        return tuple(f"sentence {i + 1}: {why}" for i, why in self.rejected)
 
 
 def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
     """Verify every sentence of ``prose`` against ``hits``; failing sentences become the marker."""
     by_id: Mapping[str, EvidenceHit] = {h.id: h for h in hits}
     out: list[Sentence] = []
-    failures: list[str] = []
     rejected: list[tuple[int, str]] = []
     for i, sentence in enumerate(prose.sentences):
         unknown = [c for c in sentence.citations if c not in by_id]
@@ -82,10 +85,8 @@ def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
         if missing:
             why.append(f"{'uncited' if not cited else 'unsupported'} claims {missing[:5]}")
         if why:
-            failures.append(f"sentence {i + 1}: " + "; ".join(why))
             rejected.append((i, "; ".join(why)))
             out.append(Sentence(text=UNVERIFIED_MARKER, citations=tuple(cited), verified=False))
         else:
             out.append(Sentence(text=sentence.text, citations=tuple(cited), verified=sentence.verified))
-    return AuditReport(prose=Prose(sentences=tuple(out), mode=prose.mode), failures=tuple(failures),
-                       rejected=tuple(rejected))
+    return AuditReport(prose=Prose(sentences=tuple(out), mode=prose.mode), rejected=tuple(rejected))

@@ -268,7 +268,7 @@ class AnswerPipeline:
         report = audit(prose, evidence.hits)
         run.degraded.extend(f"audit: {f}" for f in report.failures)
         checked = report.prose
-        if report.rejected and prose.mode == "llm" and self.llm is not None and self.load_prompt is not None:
+        if self.llm is not None and self.load_prompt is not None:  # repair() itself skips clean or extractive prose
             try:
                 fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
                 checked = fixed.prose

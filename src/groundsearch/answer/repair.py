@@ -37,9 +37,9 @@ class Repair:
     notes: tuple[str, ...] = ()
 
 
-def _messages(system: str, sentence: Sentence, why: str, hits: Sequence[EvidenceHit]) -> list[ChatMessage]:
-    ids = {h.id: i for i, h in enumerate(hits[:LLM_EVIDENCE], start=1)}
-    cited = "".join(f"[e{ids[c]}]" for c in sentence.citations if c in ids)
+def _messages(system: str, sentence: Sentence, why: str, hits: Sequence[EvidenceHit],
+              handles: Sequence[str]) -> list[ChatMessage]:
+    cited = "".join(f"[e{handles.index(c) + 1}]" for c in sentence.citations if c in handles)
     user = (f"<sentence>{sentence.text} {cited}</sentence>\n<problem>{why}</problem>\n"
             + evidence_block(hits))
     return [ChatMessage("system", system), ChatMessage("user", user)]
@@ -51,6 +51,7 @@ def repair(original: Prose, report: AuditReport, hits: Sequence[EvidenceHit], ll
     if original.mode != "llm" or not report.rejected:
         return Repair(report.prose, 0, 0)
     system = load_prompt("repair_sentence")
+    handles = [h.id for h in hits[:LLM_EVIDENCE]]  # [e1] … as narration numbered them
     reasons = dict(report.rejected)
     out = list(report.prose.sentences)
     repaired = calls = 0
@@ -58,11 +59,11 @@ def repair(original: Prose, report: AuditReport, hits: Sequence[EvidenceHit], ll
         for _ in range(TRIES):
             calls += 1
             try:
-                completion = llm.complete(_messages(system, original.sentences[index], reasons[index], hits),
-                                          max_tokens=REPAIR_TOKENS)
+                completion = llm.complete(_messages(system, original.sentences[index], reasons[index], hits,
+                                                    handles), max_tokens=REPAIR_TOKENS)
             except Exception:  # a model failure is a failed try; the marker stays
                 continue
-            candidate = parse_narration(completion.text, [h.id for h in hits[:LLM_EVIDENCE]]).sentences
+            candidate = parse_narration(completion.text, handles).sentences
             if (completion.finish_reason == "length" or len(candidate) != 1 or not candidate[0].citations
                     or len(candidate[0].text.split()) > len(original.sentences[index].text.split())):
                 continue  # cut off, not one cited sentence, or longer than what it replaces (format caps hold)
