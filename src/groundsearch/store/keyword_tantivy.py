@@ -217,8 +217,10 @@ class KeywordIndex:
 
     # ---------------------------------------------------------------------------------------- reads
 
-    def search(self, terms: Sequence[str], f: SearchFilter, limit: int, offset: int) -> tuple[list[int], list[float]]:
-        """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset``.
+    def search(self, terms: Sequence[str], f: SearchFilter, limit: int,
+               offset: int) -> tuple[list[int | None], list[float]]:
+        """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset`` (a key is
+        ``None`` where tantivy has no fast-field value; the caller drops it).
 
         Two parallel lists rather than pairs: the caller hydrates them in one pass, and on a 5k-chunk
         corpus building throw-away pairs was a measurable share of a ~0.3 ms query.
