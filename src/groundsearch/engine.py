@@ -161,7 +161,9 @@ class Engine:
         if query is None:
             return []
         f = dataclasses.replace(filter or SearchFilter(), exclude_item_ids=(item_id,))
-        candidates = list(dict.fromkeys(h.item_id for h in self.store.vector_search(query, f, limit * 4).hits))
+        keys = [h.key for h in self.store.vector_search(query, f, limit * 4).hits]
+        views = self.store.hydrate(keys)
+        candidates = list(dict.fromkeys(views[k].item.id for k in keys if k in views))
         scored = []
         for candidate in candidates:
             centroid = _centroid(self.store.item_vectors(candidate))

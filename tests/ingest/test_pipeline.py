@@ -16,6 +16,7 @@ from groundsearch.models.fake import HashEmbedder
 from groundsearch.store.base import Store
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import Chunk, CollectionSpec, Item, ItemWrite, SearchFilter
+from tests.hits import item_ids, views
 
 EMB = HashEmbedder(dim=64)
 ANY = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
@@ -110,9 +111,9 @@ def test_changed_file_replaces_its_chunks(docs: Path, store: CountingStore, spec
     texts = " ".join(v.chunk.text for v in store.item_chunks(item_id))
     assert "wheel with uv" in texts and "package with pip" not in texts
     hits = store.keyword_search("uv wheel", ANY, 10).hits
-    assert hits and hits[0].item_id == item_id
+    assert hits and item_ids(store, hits)[0] == item_id
     old_hits = store.keyword_search("package pip", ANY, 10).hits
-    assert all("package with pip" not in v.chunk.text for v in store.chunks([h.chunk_id for h in old_hits]).values())
+    assert all("package with pip" not in v.chunk.text for v in views(store, old_hits))
 
 
 def test_prune_deletes_items_of_files_gone_from_the_folder_and_nothing_else(
@@ -123,7 +124,7 @@ def test_prune_deletes_items_of_files_gone_from_the_folder_and_nothing_else(
     run([docs, outside], specs["docs"], store)
     gone, broken = docs / "notes.txt", docs / "guide.md"
     gone_id = document_id("docs", source_key(gone))
-    assert gone_id in {h.item_id for h in store.keyword_search("meeting notes team", ANY, 10).hits}
+    assert gone_id in item_ids(store, store.keyword_search("meeting notes team", ANY, 10).hits)
     gone.unlink()
     broken.write_bytes(b"\xff\xfe not utf-8 \x00")  # still there, fails to parse: keeps its items
     (outside / "kept.md").unlink()  # gone, but outside the folder being pruned
@@ -134,7 +135,7 @@ def test_prune_deletes_items_of_files_gone_from_the_folder_and_nothing_else(
     pruned = run([docs], specs["docs"], store, prune=True)
     assert [Path(p).name for p, _ in pruned.errors] == ["guide.md"]
     assert pruned.deleted == 1 and store.get(gone_id) is None
-    assert gone_id not in {h.item_id for h in store.keyword_search("meeting notes team", ANY, 10).hits}
+    assert gone_id not in item_ids(store, store.keyword_search("meeting notes team", ANY, 10).hits)
     assert store.get(document_id("docs", source_key(broken))) is not None
     assert store.get(document_id("docs", source_key(outside / "kept.md"))) is not None
     assert run([docs], specs["docs"], store, prune=True).deleted == 0  # idempotent
@@ -172,7 +173,8 @@ def test_records_without_id_use_a_row_hash_and_fields_become_entities(fixtures: 
     ids = list(store.source_hashes([source_key(fixtures / "records" / "papers.json")]).values())[0]
     assert all(i.startswith("papers:row-") for i in ids)
     mentions = store.entity_chunks(["vladimir karpukhin"], SearchFilter(), 10)
-    assert [m[1] for m in mentions] == [i for i in ids if store.get(i).title == "Dense Passage Retrieval"]
+    hydrated = store.hydrate([key for key, _ in mentions])
+    assert [hydrated[key].item.id for key, _ in mentions] == [i for i in ids if store.get(i).title == "Dense Passage Retrieval"]
 
 
 def test_a_bad_file_is_reported_and_others_still_ingest(tmp_path: Path, fixtures: Path, store: CountingStore, specs) -> None:
@@ -285,7 +287,7 @@ def test_items_ingested_without_vectors_get_them_on_a_later_embedded_run(docs: P
 def test_chunk_entities_reach_the_graph(docs: Path, store: CountingStore, specs) -> None:
     run([docs], specs["docs"], store)
     mentions = store.entity_chunks(["tantivy"], SearchFilter(), 20)
-    sources = {store.get(item_id).source.rsplit("/", 1)[-1] for _, item_id, _ in mentions}
+    sources = {v.item.source.rsplit("/", 1)[-1] for v in store.hydrate([key for key, _ in mentions]).values()}
     assert {"notes.txt", "page.html", "report.pdf"} <= sources
 
 

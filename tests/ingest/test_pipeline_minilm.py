@@ -31,11 +31,11 @@ def test_vector_leg_finds_the_section_a_question_is_about(tmp_path: Path, fixtur
 
         query = minilm.embed_queries(["how do I narrow results to a date range or tenant?"])[0]
         top = store.vector_search(query, SearchFilter(), 3).hits[0]
-        view = store.chunks([top.chunk_id])[top.chunk_id]
+        view = store.hydrate([top.key])[top.key]
         assert view.chunk.heading_path == ("Search Guide", "Querying", "Filters")
 
         query = minilm.embed_queries(["quarterly report on keyword query latency"])[0]
         top = store.vector_search(query, SearchFilter(), 3).hits[0]
-        assert store.get(top.item_id).title == "Quarterly Search Report"
+        assert store.hydrate([top.key])[top.key].item.title == "Quarterly Search Report"
     finally:
         store.close()

@@ -17,6 +17,7 @@ from groundsearch.store.postgres import PostgresStore
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.store.text import BM25_B, BM25_K1, analyze, keyword_terms
 from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
+from tests.hits import scores_by_chunk
 
 VOCAB = [f"topic{i}" for i in range(60)] + ["graph", "retrieval", "postgres", "vector", "ranking", "index"]
 QUERIES = ["graph retrieval", "postgres vector index", "topic1 topic2 topic3", "ranking", "topic59 graph graph",
@@ -55,7 +56,7 @@ def both(postgres_database, tmp_path_factory: pytest.TempPathFactory):
 
 
 def scores(store, query: str, f: SearchFilter = SearchFilter()) -> dict[str, float]:
-    return {h.chunk_id: h.score for h in store.keyword_search(query, f, 1000).hits}
+    return scores_by_chunk(store, store.keyword_search(query, f, 1000).hits)
 
 
 @pytest.mark.parametrize("query", QUERIES)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
+from tests.hits import chunk_ids, item_ids
 
 DIM = 8
 N = 2000
@@ -69,13 +70,13 @@ def test_filtered_ann_pages_are_full(ann_store, monkeypatch: pytest.MonkeyPatch)
     # Only ~1 in 10 of the nearest neighbours passes the filter: a post-filtered graph scan of ef_search
     # candidates would leave these pages mostly empty (the planner may also choose an exact scan here).
     assert [len(p.hits) for p in pages] == [50, 50, 50]
-    assert all(h.item_id in {f"v{i}" for i in range(0, N, 10)} for p in pages for h in p.hits)
-    ids = [h.chunk_id for p in pages for h in p.hits]
+    assert set(item_ids(store, [h for p in pages for h in p.hits])) <= {f"v{i}" for i in range(0, N, 10)}
+    ids = chunk_ids(store, [h for p in pages for h in p.hits])
     assert len(set(ids)) == len(ids) >= 145  # pages never repeat a hit
 
     exact = np.argsort(-(vectors[::10] @ q))[:50]
     truth = {f"v{i * 10}" for i in exact.tolist()}
-    recall = len(truth & {h.item_id for h in pages[0].hits}) / 50
+    recall = len(truth & set(item_ids(store, pages[0].hits))) / 50
     assert recall >= 0.9, recall
     scores = [h.score for h in pages[0].hits]
     assert scores == sorted(scores, reverse=True)
@@ -91,7 +92,7 @@ def test_unfiltered_ann_matches_exact_top10(ann_store, monkeypatch: pytest.Monke
     for j in range(20):
         q = vectors[j * 37]
         truth = {f"v{i}" for i in np.argsort(-(vectors @ q))[:10].tolist()}
-        got = {h.item_id for h in store.vector_search(q, SearchFilter(), 10).hits}
+        got = set(item_ids(store, store.vector_search(q, SearchFilter(), 10).hits))
         hits_total += len(truth & got)
     assert hits_total / 200 >= 0.95
 
@@ -108,6 +109,6 @@ def test_half_filtered_query_walks_the_hnsw_index_iteratively(ann_store, monkeyp
     pages = [store.vector_search(vectors[3], common, 20, off) for off in (0, 20)]
     assert [len(p.hits) for p in pages] == [20, 20] and all(p.has_more for p in pages)
     truth = [f"v{i}" for i in np.argsort(-(vectors @ vectors[3])).tolist() if i % 10][:40]
-    got = [h.item_id for p in pages for h in p.hits]
+    got = item_ids(store, [h for p in pages for h in p.hits])
     assert len(set(got) & set(truth)) >= 36
-    assert all(h.item_id not in {f"v{i}" for i in range(0, N, 10)} for p in pages for h in p.hits)
+    assert not set(got) & {f"v{i}" for i in range(0, N, 10)}

@@ -72,10 +72,11 @@ def reader(dsn: str, rid: int, seconds: float, out: Any) -> None:
             vector = rng.standard_normal(DIM).astype(np.float32)
             pages = [store.keyword_search(query, SearchFilter(), 10),
                      store.vector_search(vector / np.linalg.norm(vector), SearchFilter(), 10)]
-            for hit in (h for p in pages for h in p.hits):
-                views = store.item_chunks(hit.item_id)  # one statement: one snapshot of the item and its chunks
+            hydrated = store.hydrate([h.key for p in pages for h in p.hits])  # a concurrent delete may drop some
+            for item_id in {v.item.id for v in hydrated.values()}:
+                views = store.item_chunks(item_id)  # one statement: one snapshot of the item and its chunks
                 if views and len(views) != views[0].item.fields["n_chunks"]:
-                    errors.append(f"{hit.item_id}: {len(views)} chunks visible, item says {views[0].item.fields['n_chunks']}")
+                    errors.append(f"{item_id}: {len(views)} chunks visible, item says {views[0].item.fields['n_chunks']}")
             reads += 1
             if reads % 25 == 0:
                 errors.extend(integrity_problems(dsn))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.store.base import Store
 from groundsearch.types import Chunk, FieldFilter, Item, ItemWrite, SearchFilter
+from tests.hits import chunk_ids, item_ids
 
 EMB = HashEmbedder(dim=32)
 ANY_STATUS = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
@@ -63,12 +64,12 @@ def write(
 
 
 def kw_ids(store: Store, query: str, filter: SearchFilter = SearchFilter(), limit: int = 50, offset: int = 0) -> list[str]:
-    return [h.item_id for h in store.keyword_search(query, filter, limit, offset).hits]
+    return item_ids(store, store.keyword_search(query, filter, limit, offset).hits)
 
 
 def vec_ids(store: Store, text: str, filter: SearchFilter = SearchFilter(), limit: int = 50, offset: int = 0) -> list[str]:
     vector = EMB.embed_queries([text])[0]
-    return [h.item_id for h in store.vector_search(vector, filter, limit, offset).hits]
+    return item_ids(store, store.vector_search(vector, filter, limit, offset).hits)
 
 
 # ------------------------------------------------------------------------------------------------ writes
@@ -116,8 +117,24 @@ def test_reupsert_replaces_chunks_everywhere(store: Store) -> None:
     assert set(store.chunks(["a#0", "a#1", "a#2"])) == {"a#0"}
     assert store.count_chunks() == 1
     hits = store.vector_search(EMB.embed_queries(["alpha apricots"])[0], SearchFilter(), 10).hits
-    assert [h.chunk_id for h in hits] == ["a#0"]
+    assert chunk_ids(store, hits) == ["a#0"]
     assert store.item_vectors("a").shape == (1, 32)
+
+
+def test_hydrate_resolves_leg_keys_and_never_a_stale_one(store: Store) -> None:
+    store.upsert([write("h1", "hydrate me please", "second chunk about hydration"), write("h2", "unrelated words")])
+    hits = store.keyword_search("hydrate", SearchFilter(), 10).hits
+    views = store.hydrate([h.key for h in hits])
+    assert sorted(v.chunk.id for v in views.values()) == ["h1#0", "h1#1"]
+    assert all(views[h.key].item.title == "Title h1" for h in hits)
+    assert store.hydrate([]) == {}
+    old = [h.key for h in hits]
+    store.upsert([write("h1", "hydrate me again")])  # re-upsert: new chunks, new keys; the old keys are gone
+    assert store.hydrate(old) == {}
+    new = [h.key for h in store.keyword_search("hydrate", SearchFilter(), 10).hits]
+    assert len(new) == 1 and not set(new) & set(old)
+    store.delete(["h1"])
+    assert store.hydrate(new) == {}
 
 
 def test_delete_removes_every_trace(store: Store) -> None:
@@ -201,7 +218,7 @@ def test_query_syntax_in_user_text_is_never_syntax(store: Store, query: str) -> 
         write("q2", "the secret title of docs"),
     ])
     page = store.keyword_search(query, SearchFilter(), 10)  # must not raise
-    assert all(h.item_id in {"q1", "q2"} for h in page.hits)
+    assert set(item_ids(store, page.hits)) <= {"q1", "q2"}
     assert store.count() == 2  # nothing was dropped
 
 
@@ -225,7 +242,7 @@ def test_empty_analysis_returns_no_hits(store: Store) -> None:
 def test_vector_search_returns_nearest_first(store: Store) -> None:
     store.upsert([write("cats", "cats purr softly"), write("dogs", "dogs bark loudly"), write("mix", "cats and dogs")])
     hits = store.vector_search(EMB.embed_queries(["cats purr softly"])[0], SearchFilter(), 3).hits
-    assert hits[0].item_id == "cats"
+    assert item_ids(store, hits)[0] == "cats"
     assert hits[0].score == pytest.approx(1.0, abs=1e-3)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
@@ -343,7 +360,7 @@ def test_filtered_page_is_full_when_matches_exist(store: Store) -> None:
         first, second = search(0), search(10)
         assert len(first.hits) == 10 and first.has_more is True
         assert len(second.hits) == 2 and second.has_more is False
-        assert {h.item_id for h in first.hits + second.hits} == expected
+        assert set(item_ids(store, first.hits + second.hits)) == expected
 
 
 def test_pagination_is_consistent(store: Store) -> None:
@@ -353,10 +370,10 @@ def test_pagination_is_consistent(store: Store) -> None:
         lambda limit, off: store.keyword_search("pagination topic", SearchFilter(), limit, off),
         lambda limit, off: store.vector_search(q, SearchFilter(), limit, off),
     ):
-        whole = [h.chunk_id for h in run(23, 0).hits]
+        whole = chunk_ids(store, run(23, 0).hits)
         assert len(whole) == 23
         pages = [run(5, off) for off in range(0, 25, 5)]
-        assert [h.chunk_id for p in pages for h in p.hits] == whole
+        assert [c for p in pages for c in chunk_ids(store, p.hits)] == whole
         assert [p.has_more for p in pages] == [True, True, True, True, False]
 
 
@@ -424,7 +441,8 @@ def test_entity_graph(store: Store) -> None:
     weights = {frozenset((e.source, e.target)): e.weight for e in edges}
     assert weights == {frozenset(("openai", "gpt")): 2, frozenset(("openai", "anthropic")): 1}
     mentions = store.entity_chunks(["anthropic"], SearchFilter(), 10)
-    assert mentions == [("e2#0", "e2", "anthropic")]
+    assert [e for _, e in mentions] == ["anthropic"]
+    assert [v.chunk.id for v in store.hydrate([k for k, _ in mentions]).values()] == ["e2#0"]
     terms = dict(store.top_terms(10))
     assert terms["openai"] == 3
 

@@ -21,6 +21,7 @@ from groundsearch.errors import StoreError
 from groundsearch.store.keyword_tantivy import KeywordIndex
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
+from tests.hits import chunk_ids, item_ids
 
 DIM = 16
 ANY = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
@@ -88,12 +89,12 @@ def _assert_consistent(store: SQLiteStore, path: Path) -> None:
     items, chunks, with_vectors = _truth(path)
     assert items, "the writer committed nothing"
     kw = store.keyword_search("common", ANY, 10_000)
-    assert {h.chunk_id for h in kw.hits} == chunks
-    assert {h.item_id for h in kw.hits} == items
+    assert set(chunk_ids(store, kw.hits)) == chunks
+    assert set(item_ids(store, kw.hits)) == items
     vec = store.vector_search(np.ones(DIM, dtype=np.float32) / 4, ANY, 10_000)
-    assert {h.chunk_id for h in vec.hits} == with_vectors
+    assert set(chunk_ids(store, vec.hits)) == with_vectors
     for item_id in sorted(items)[:25]:  # each item is found by its own word
-        assert {h.item_id for h in store.keyword_search(f"alpha{item_id[2:]}", ANY, 10).hits} == {item_id}
+        assert set(item_ids(store, store.keyword_search(f"alpha{item_id[2:]}", ANY, 10).hits)) == {item_id}
     assert store.count() == len(items) and store.count_chunks() == len(chunks)
     assert store._keyword.applied_seq == store._vectors.applied_seq == store._derived.max_seq()
     weights = {frozenset((e.source, e.target)): e.weight for e in store.entity_edges(["common"], ANY, 100)}
@@ -131,7 +132,7 @@ def test_index_failure_after_commit_is_repaired_on_open(tmp_path: Path, monkeypa
     store.close()
     store = SQLiteStore.open(path, dim=DIM)
     try:
-        assert [h.item_id for h in store.keyword_search("second", SearchFilter(), 5).hits] == ["b"]
+        assert item_ids(store, store.keyword_search("second", SearchFilter(), 5).hits) == ["b"]
         _assert_keyword_matches_truth(store, path)
     finally:
         store.close()
@@ -155,7 +156,7 @@ def test_lost_keyword_index_is_rebuilt_from_sqlite(tmp_path: Path) -> None:
 def _assert_keyword_matches_truth(store: SQLiteStore, path: Path) -> None:
     _, chunks, _ = _truth(path)
     hits = store.keyword_search("common first second", ANY, 1000).hits
-    assert {h.chunk_id for h in hits} == chunks
+    assert set(chunk_ids(store, hits)) == chunks
 
 
 def test_second_writer_is_refused_with_a_clear_error(tmp_path: Path) -> None:
@@ -179,12 +180,15 @@ import sys, time, numpy as np
 from pathlib import Path
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import SearchFilter
+def item_ids(store, hits):
+    views = store.hydrate([h.key for h in hits])
+    return [views[h.key].item.id for h in hits if h.key in views]
 store = SQLiteStore.open(Path(sys.argv[1]), dim=16, read_only=True)
 print("ready", store.count(), flush=True)
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
-    kw = [h.item_id for h in store.keyword_search("latecomer", SearchFilter(), 5).hits]
-    vec = [h.item_id for h in store.vector_search(np.eye(16, dtype=np.float32)[3], SearchFilter(), 1).hits]
+    kw = item_ids(store, store.keyword_search("latecomer", SearchFilter(), 5).hits)
+    vec = item_ids(store, store.vector_search(np.eye(16, dtype=np.float32)[3], SearchFilter(), 1).hits)
     if kw == ["late"] and vec == ["late"] and store.get("late") is not None:
         print("seen", flush=True)
         break

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import STATUSES, Chunk, FieldFilter, Item, ItemWrite, SearchFilter
+from tests.hits import item_ids
 
 DIM = 8
 _tricky = st.sampled_from(["%", "_", "\\", "'", '"', "*", "a%", "A_b", "x:y", "OR", "NOT", "ß", "SS", "É", "é", " "])
@@ -95,8 +96,8 @@ def test_filters_match_exactly_what_they_should(stored: list[Item], fs: list[Sea
             query = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
             for f in fs:
                 expected = {i.id for i in stored if accepts(f, i)}
-                assert {h.item_id for h in store.keyword_search("common", f, 50).hits} == expected
-                assert {h.item_id for h in store.vector_search(query, f, 50).hits} == expected
+                assert set(item_ids(store, store.keyword_search("common", f, 50).hits)) == expected
+                assert set(item_ids(store, store.vector_search(query, f, 50).hits)) == expected
                 assert store.count(f) == len(expected)
                 # a page of 2 is full whenever 2 match (filters are in the query, not applied after it)
                 assert len(store.keyword_search("common", f, 2).hits) == min(2, len(expected))

@@ -11,6 +11,7 @@ import pytest
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.store.text import BM25_B, BM25_K1, analyze, keyword_terms
 from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
+from tests.hits import chunk_ids, item_ids, scores_by_chunk
 
 DOCS = {
     "d1": ("Graph Retrieval", "Personalized PageRank walks the entity graph; graphs of entities help retrieval."),
@@ -82,23 +83,23 @@ def test_bm25_scores_match_an_independent_computation(corpus: SQLiteStore, query
     assert all(len(t) < 40 for t in _indexed_terms().values())
     expected = _bm25_oracle(query)
     page = corpus.keyword_search(query, SearchFilter(), 20)
-    got = {h.chunk_id: h.score for h in page.hits}
+    got = scores_by_chunk(corpus, page.hits)
     assert got.keys() == expected.keys()
     for chunk_id, score in expected.items():
         assert got[chunk_id] == pytest.approx(score, rel=1e-5), chunk_id
-    assert [h.chunk_id for h in page.hits] == sorted(expected, key=lambda c: -expected[c])
+    assert chunk_ids(corpus, page.hits) == sorted(expected, key=lambda c: -expected[c])
 
 
 def test_filters_do_not_change_scores(corpus: SQLiteStore) -> None:
-    plain = {h.chunk_id: h.score for h in corpus.keyword_search("graph retrieval", SearchFilter(), 20).hits}
+    plain = scores_by_chunk(corpus, corpus.keyword_search("graph retrieval", SearchFilter(), 20).hits)
     narrowed = corpus.keyword_search("graph retrieval", SearchFilter(collections=("docs",), tenant=""), 20)
-    assert {h.chunk_id: h.score for h in narrowed.hits} == plain
+    assert scores_by_chunk(corpus, narrowed.hits) == plain
 
 
 def test_repeated_query_terms_count_once(corpus: SQLiteStore) -> None:
     once = corpus.keyword_search("graph", SearchFilter(), 5).hits
     thrice = corpus.keyword_search("graph GRAPH graphs", SearchFilter(), 5).hits
-    assert [(h.chunk_id, h.score) for h in once] == [(h.chunk_id, h.score) for h in thrice]
+    assert once == thrice
 
 
 def test_default_filter_is_pruned_to_the_fast_path_only_when_it_excludes_nothing(corpus: SQLiteStore) -> None:
@@ -113,16 +114,20 @@ def test_default_filter_is_pruned_to_the_fast_path_only_when_it_excludes_nothing
                                   superseded_by="d1", tenant="t"), (Chunk("dr#0", "dr", 0, "graph"),), None)])
     searcher = corpus._keyword.searcher()
     assert inert_clauses(searcher, SearchFilter(collections=("docs",), tenant="")) == set()
-    assert "dr" not in {h.item_id for h in corpus.keyword_search("graph", SearchFilter(), 20).hits}
+    assert "dr" not in set(item_ids(corpus, corpus.keyword_search("graph", SearchFilter(), 20).hits))
 
 
-def test_hydration_drops_keys_the_store_no_longer_knows(corpus: SQLiteStore) -> None:
-    """A derived index can name a chunk key that SQLite has since dropped; such keys vanish from the page."""
+def test_keys_without_a_chunk_are_skipped_and_unknown_keys_never_hydrate(corpus: SQLiteStore) -> None:
+    """tantivy can hand back a document without a key (``None``): the leg skips it. A key SQLite no longer
+    holds (deleted between the two phases) is simply absent from ``hydrate``."""
+    from groundsearch.store.sqlite import _hits
+
     keys, scores = corpus._keyword.search(analyze("graph retrieval"), SearchFilter(), 10, 0)
     assert len(keys) >= 2
-    hits = corpus._hits(keys, scores)
-    assert [h.score for h in hits] == scores and all(h.chunk_id.endswith("#0") for h in hits)
-    unknown = max(corpus._derived.ids) + 1000
-    mixed = corpus._hits([keys[0], unknown, keys[1], None], [3.0, 2.0, 1.0, 0.5])
-    assert [(h.chunk_id, h.score) for h in mixed] == [(hits[0].chunk_id, 3.0), (hits[1].chunk_id, 1.0)]
-    assert corpus._hits([unknown], [1.0]) == [] and corpus._hits([keys[0]], [9.0])[0].score == 9.0
+    hits = _hits(keys, scores)
+    assert [(h.key, h.score) for h in hits] == list(zip(keys, scores))
+    assert all(c.endswith("#0") for c in chunk_ids(corpus, hits))
+    mixed = _hits([keys[0], None, keys[1]], [3.0, 2.0, 1.0])
+    assert [(h.key, h.score) for h in mixed] == [(keys[0], 3.0), (keys[1], 1.0)]
+    unknown = max(keys) + 1000
+    assert set(corpus.hydrate([keys[0], unknown])) == {keys[0]}

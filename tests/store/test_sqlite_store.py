@@ -15,6 +15,7 @@ from groundsearch.errors import InvalidInput, StoreError
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.store.vectors import VectorIndex
 from groundsearch.types import Chunk, FieldFilter, Item, ItemWrite, SearchFilter
+from tests.hits import chunk_ids, item_ids
 
 DIM = 16
 ANY = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
@@ -48,24 +49,24 @@ def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path,
     assert store._vectors.uses_hnsw
     queries = _clustered(rng, 20)
     recall = np.mean([
-        len(set(_exact(vectors, ids, q, 10)) & {h.item_id for h in store.vector_search(q, SearchFilter(), 10).hits}) / 10
+        len(set(_exact(vectors, ids, q, 10)) & set(item_ids(store, store.vector_search(q, SearchFilter(), 10).hits))) / 10
         for q in queries
     ])
     assert recall >= 0.9
-    assert store.vector_search(vectors[7], SearchFilter(), 1).hits[0].item_id == "r7"
+    assert item_ids(store, store.vector_search(vectors[7], SearchFilter(), 1).hits) == ["r7"]
 
     rare = SearchFilter(fields=(FieldFilter("product", ("RARE",)),))
     expected = {f"r{i}" for i in range(0, 400, 20)}
     first, second = store.vector_search(queries[0], rare, 15), store.vector_search(queries[0], rare, 15, 15)
     assert len(first.hits) == 15 and first.has_more and len(second.hits) == 5 and not second.has_more
-    assert {h.item_id for h in first.hits + second.hits} == expected
-    assert [h.item_id for h in first.hits] == _exact(vectors, ids, queries[0], 15, expected)
+    assert set(item_ids(store, first.hits + second.hits)) == expected
+    assert item_ids(store, first.hits) == _exact(vectors, ids, queries[0], 15, expected)
 
     store.delete([f"r{i}" for i in range(0, 400, 2)])
-    left = [h.item_id for h in store.vector_search(queries[1], SearchFilter(), 200).hits]
+    left = item_ids(store, store.vector_search(queries[1], SearchFilter(), 200).hits)
     assert len(left) == 200 and all(int(i[1:]) % 2 == 1 for i in left)
-    whole = [h.chunk_id for h in store.vector_search(queries[2], SearchFilter(), 30).hits]
-    paged = [h.chunk_id for off in range(0, 30, 10) for h in store.vector_search(queries[2], SearchFilter(), 10, off).hits]
+    whole = chunk_ids(store, store.vector_search(queries[2], SearchFilter(), 30).hits)
+    paged = [c for off in range(0, 30, 10) for c in chunk_ids(store, store.vector_search(queries[2], SearchFilter(), 10, off).hits)]
     assert paged == whole
     store.close()
 
@@ -77,7 +78,7 @@ def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path,
     try:
         assert builds == []  # the saved graph is restored; loading rows from SQLite builds none
         assert store._vectors.uses_hnsw
-        assert [h.chunk_id for h in store.vector_search(queries[2], SearchFilter(), 30).hits] == whole
+        assert chunk_ids(store, store.vector_search(queries[2], SearchFilter(), 30).hits) == whole
     finally:
         store.close()
 

@@ -32,15 +32,9 @@ import numpy as np
 from ..query.fusion import reciprocal_rank_fusion
 from ..store.base import Store
 from ..types import Chunk, Item, ItemWrite, SearchFilter
-from .bench_store import ZIPF_S, synthetic_vocabulary, unit_vectors
+from .bench_store import ZIPF_S, _timing, hybrid_page, page_item_ids, synthetic_vocabulary, unit_vectors
 
 __all__ = ["bench_postgres_vs_sqlite"]
-
-
-def _timing(values: Sequence[float]) -> dict[str, float]:
-    a = np.asarray(values, dtype=np.float64)
-    return {"p50_ms": round(float(np.percentile(a, 50)), 2), "p95_ms": round(float(np.percentile(a, 95)), 2),
-            "mean_ms": round(statistics.fmean(values), 2)}
 
 
 def _corpus(n: int, dim: int, rng: np.random.Generator, vocab: list[str], words_per_chunk: int) -> tuple[list[str], np.ndarray]:
@@ -152,18 +146,15 @@ def _query_side_by_side(stores: dict[str, Store], texts: list[str], q_vecs: np.n
             for name in names if j % 2 == 0 else reversed(names):  # alternate who goes first
                 store = stores[name]
                 t = time.perf_counter()
-                kw = pool.submit(store.keyword_search, text, f, depth)
-                vec = pool.submit(store.vector_search, q, f, depth)
-                fused = reciprocal_rank_fusion({"keyword": kw.result().hits, "vector": vec.result().hits})[:10]
+                assert hybrid_page(store, pool, text, q, f, depth)
                 timings[name]["hybrid"].append((time.perf_counter() - t) * 1000)
-                assert fused
                 t = time.perf_counter()
                 store.keyword_search(text, f, depth)
                 timings[name]["keyword_leg"].append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 page = store.vector_search(q, f, depth)
                 timings[name]["vector_leg"].append((time.perf_counter() - t) * 1000)
-                recall[name].append(len(truth & {h.item_id for h in page.hits[:10]}) / 10)
+                recall[name].append(len(truth & page_item_ids(store, page.hits[:10])) / 10)
     return {name: {**{leg: _timing(v) for leg, v in legs.items()},
                    "vector_recall_at_10": round(statistics.fmean(recall[name]), 4)}
             for name, legs in timings.items()}

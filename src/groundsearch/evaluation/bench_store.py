@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..query.fusion import reciprocal_rank_fusion
+from ..store.base import Store
 from ..store.sqlite import SQLiteStore
-from ..types import Chunk, Item, ItemWrite, SearchFilter
+from ..types import Chunk, ChunkView, Hit, Item, ItemWrite, SearchFilter
 
 __all__ = ["bench_scaling", "bench_vector_leg", "synthetic_vocabulary"]
 
@@ -46,6 +47,20 @@ def _pct(values: Sequence[float], q: float) -> float:
 def _timing(values: Sequence[float]) -> dict[str, float]:
     return {"p50_ms": round(_pct(values, 50), 3), "p95_ms": round(_pct(values, 95), 3),
             "mean_ms": round(statistics.fmean(values), 3)}
+
+
+def hybrid_page(store: Store, pool: ThreadPoolExecutor, text: str, q: np.ndarray, f: SearchFilter,
+                depth: int) -> dict[int, ChunkView]:
+    """One hybrid query as the engine runs it: both legs concurrently, RRF, then hydrate the top 10."""
+    kw = pool.submit(store.keyword_search, text, f, depth)
+    vec = pool.submit(store.vector_search, q, f, depth)
+    fused = reciprocal_rank_fusion({"keyword": kw.result().hits, "vector": vec.result().hits})[:10]
+    return store.hydrate([x.key for x in fused])
+
+
+def page_item_ids(store: Store, hits: Sequence[Hit]) -> set[str]:
+    """Item ids behind a leg's hits (for recall against item-level truth; not timed)."""
+    return {view.item.id for view in store.hydrate([h.key for h in hits]).values()}
 
 
 def unit_vectors(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
@@ -127,7 +142,7 @@ def bench_vector_leg(n: int, dim: int = 384, queries: int = 200, seed: int = 0, 
                     got[name] = fn()
                     (ours_ms if name == "ours" else exact_ms).append((time.perf_counter() - t) * 1000)
                 truth = {f"s{i}" for i in got["exact"].tolist()}
-                recalls.append(len(truth & {h.item_id for h in got["ours"].hits}) / 10)
+                recalls.append(len(truth & page_item_ids(store, got["ours"].hits)) / 10)
             mode = "hnsw" if store._vectors.uses_hnsw else "exact"
         finally:
             store.close()
@@ -161,9 +176,7 @@ def _scaling_one(n: int, dim: int, queries: int, seed: int, vocab_size: int, wor
             with ThreadPoolExecutor(max_workers=2) as pool:
                 for j, (text, q) in enumerate(zip(texts, qs)):
                     def hybrid() -> None:
-                        kw = pool.submit(store.keyword_search, text, f, depth)
-                        vec = pool.submit(store.vector_search, q, f, depth)
-                        reciprocal_rank_fusion({"keyword": kw.result().hits, "vector": vec.result().hits})[:10]
+                        assert hybrid_page(store, pool, text, q, f, depth)
 
                     def baseline() -> None:  # the bare exact matrix-vector product: a yardstick for machine load
                         np.argpartition(-(matrix @ q), depth)[:depth]

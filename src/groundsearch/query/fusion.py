@@ -12,8 +12,7 @@ __all__ = ["Fused", "reciprocal_rank_fusion"]
 
 @dataclass(frozen=True, slots=True)
 class Fused:
-    chunk_id: str
-    item_id: str
+    key: int  # the store's chunk key (see :class:`~groundsearch.types.Hit`); hydrated after fusion
     score: float
     legs: tuple[LegScore, ...]
 
@@ -26,26 +25,32 @@ def reciprocal_rank_fusion(ranked: Mapping[Leg, Sequence[Hit]], k: int = 60) -> 
     is worth 1/61 and rank 10 still 1/70, so agreement between legs outweighs one leg's top spot.
 
     A chunk appearing twice in one leg counts once, at its best rank. Ties are broken by the best rank
-    any leg gave the chunk, then by chunk id, so the output is deterministic and independent of the
-    order in which legs are given.
+    any leg gave the chunk, then by its ranks leg by leg (legs in name order, absent = last). No two
+    chunks share a rank in one leg, so that order is total — and it never looks at the keys themselves,
+    which differ between backends: the same legs fuse to the same order on SQLite and Postgres, whatever
+    order the legs are given in. Fusion sees keys only; nothing is hydrated here.
     """
     if k < 1:
         raise ValueError("RRF k must be >= 1")
-    scores: dict[str, float] = {}
-    items: dict[str, str] = {}
-    legs: dict[str, list[LegScore]] = {}
-    best_rank: dict[str, int] = {}
+    scores: dict[int, float] = {}
+    legs: dict[int, list[LegScore]] = {}
+    best_rank: dict[int, int] = {}
     for leg in sorted(ranked):
-        seen: set[str] = set()
+        seen: set[int] = set()
         rank = 0
-        for hit in ranked[leg]:
-            if hit.chunk_id in seen:
+        for key, score in ranked[leg]:
+            if key in seen:
                 continue
-            seen.add(hit.chunk_id)
+            seen.add(key)
             rank += 1
-            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
-            items[hit.chunk_id] = hit.item_id
-            legs.setdefault(hit.chunk_id, []).append(LegScore(leg=leg, rank=rank, score=hit.score))
-            best_rank[hit.chunk_id] = min(rank, best_rank.get(hit.chunk_id, rank))
-    order = sorted(scores, key=lambda c: (-scores[c], best_rank[c], c))
-    return [Fused(chunk_id=c, item_id=items[c], score=scores[c], legs=tuple(legs[c])) for c in order]
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            legs.setdefault(key, []).append(LegScore(leg=leg, rank=rank, score=score))
+            best_rank[key] = min(rank, best_rank.get(key, rank))
+    names = sorted(ranked)
+    absent = 1 + max((len(hits) for hits in ranked.values()), default=0)
+
+    def tie_break(c: int) -> tuple[float, int, tuple[int, ...]]:
+        by_leg = {ls.leg: ls.rank for ls in legs[c]}
+        return -scores[c], best_rank[c], tuple(by_leg.get(name, absent) for name in names)
+
+    return [Fused(key=c, score=scores[c], legs=tuple(legs[c])) for c in sorted(scores, key=tie_break)]

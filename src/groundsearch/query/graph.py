@@ -79,15 +79,14 @@ def neighbourhood(store: Store, seeds: Sequence[str], f: SearchFilter, *, per_ho
     return list(unique.values())
 
 
-def rank_chunks(mentions: Sequence[tuple[str, str, str]], scores: Mapping[str, float]) -> list[Hit]:
-    """Chunks scored by the summed PageRank of the entities they mention; ties by chunk id."""
-    total: dict[str, float] = {}
-    item_of: dict[str, str] = {}
-    for chunk_id, item_id, entity in mentions:
-        total[chunk_id] = total.get(chunk_id, 0.0) + scores.get(entity, 0.0)
-        item_of[chunk_id] = item_id
+def rank_chunks(mentions: Sequence[tuple[int, str]], scores: Mapping[str, float]) -> list[Hit]:
+    """Chunks (``(key, entity)`` mentions) scored by the summed PageRank of the entities they mention;
+    ties by chunk key."""
+    total: dict[int, float] = {}
+    for key, entity in mentions:
+        total[key] = total.get(key, 0.0) + scores.get(entity, 0.0)
     order = sorted(total, key=lambda c: (-total[c], c))
-    return [Hit(chunk_id=c, item_id=item_of[c], score=total[c]) for c in order if total[c] > 0]
+    return [Hit(key=c, score=total[c]) for c in order if total[c] > 0]
 
 
 def damp_hubs(scores: Mapping[str, float], edges: Sequence[EntityEdge]) -> dict[str, float]:

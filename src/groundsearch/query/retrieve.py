@@ -156,7 +156,7 @@ class Retriever:
             leg = "keyword" if plan.profile == "keyword" else "vector"
             hits = ranked.get(leg, [])
             fused = [
-                Fused(h.chunk_id, h.item_id, h.score, (LegScore(leg, plan.offset + i + 1, h.score),))
+                Fused(h.key, h.score, (LegScore(leg, plan.offset + i + 1, h.score),))
                 for i, h in enumerate(hits)
             ]
             window, has_more = fused, more.get(leg, False)
@@ -169,11 +169,11 @@ class Retriever:
         latency["fuse"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        views = self.store.chunks([x.chunk_id for x in window])
+        views = self.store.hydrate([x.key for x in window])
         hits_out = tuple(
-            EvidenceHit(chunk=views[x.chunk_id].chunk, item=views[x.chunk_id].item, score=x.score, legs=x.legs)
+            EvidenceHit(chunk=views[x.key].chunk, item=views[x.key].item, score=x.score, legs=x.legs)
             for x in window
-            if x.chunk_id in views
+            if x.key in views
         )
         latency["hydrate"] = (time.perf_counter() - t) * 1000
         latency["retrieve"] = (time.perf_counter() - started) * 1000
@@ -187,21 +187,21 @@ class Retriever:
         them), which keeps such candidates honest without an extra round trip per hit.
         """
         vector_hits = ranked.get("vector", [])
-        cosines = {h.chunk_id: h.score for h in vector_hits}
+        cosines = {h.key: h.score for h in vector_hits}
         floor = min(cosines.values()) if cosines else 0.0
-        views = self.store.chunks([x.chunk_id for x in fused])
+        views = self.store.hydrate([x.key for x in fused])
         query_terms = frozenset(analyze(plan.query))
         today = self._today or dt.date.today()
         profile = self.settings.weighted
         rescored = []
         for x in fused:
-            view = views.get(x.chunk_id)
+            view = views.get(x.key)
             if view is None:
                 continue
-            s = signals(query_terms, view.item, cosines.get(x.chunk_id, floor), self.specs.get(view.item.collection),
+            s = signals(query_terms, view.item, cosines.get(x.key, floor), self.specs.get(view.item.collection),
                         today, profile)
             rescored.append(dataclasses.replace(x, score=weighted_score(s, profile)))
-        rescored.sort(key=lambda x: (-x.score, x.chunk_id))
+        rescored.sort(key=lambda x: -x.score)  # stable: equal scores keep RRF's backend-independent order
         return rescored
 
     def _fan_out(self, plan: RetrievalPlan) -> Evidence:

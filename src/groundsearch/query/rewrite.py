@@ -79,13 +79,12 @@ def fuse_evidence(runs: Sequence[Evidence], *, k: int, limit: int) -> tuple[Evid
     Each run's hits are ranks of one "leg"; a hit keeps the per-leg provenance of the run that found it
     first, so ``--explain`` still shows the keyword and vector ranks behind it.
     """
-    ranked = {f"run{i}": [Hit(h.chunk.id, h.item.id, h.score) for h in run.hits] for i, run in enumerate(runs)}
-    fused = reciprocal_rank_fusion(ranked, k=k)  # type: ignore[arg-type]
     first: dict[str, EvidenceHit] = {}
     for run in runs:
         for h in run.hits:
             first.setdefault(h.chunk.id, h)
-    out = []
-    for f in fused[:limit]:
-        out.append(dataclasses.replace(first[f.chunk_id], score=f.score))
-    return tuple(out)
+    key = {chunk_id: n for n, chunk_id in enumerate(first)}  # hydrated already: number chunks by first sighting
+    ranked = {f"run{i}": [Hit(key[h.chunk.id], h.score) for h in run.hits] for i, run in enumerate(runs)}
+    fused = reciprocal_rank_fusion(ranked, k=k)  # type: ignore[arg-type]
+    by_key = list(first.values())
+    return tuple(dataclasses.replace(by_key[f.key], score=f.score) for f in fused[:limit])

@@ -14,6 +14,10 @@ Semantics every backend honours:
 * Keyword queries are plain text: the store tokenizes them with :mod:`groundsearch.store.text` and
   no character of user text is ever interpreted as query syntax.
 * ``Page.has_more`` is true when a further page would be non-empty.
+* Retrieval has two phases. The legs (``keyword_search``, ``vector_search``, ``entity_chunks``) return
+  chunk *keys* — integers the store assigns and never reuses — with scores; callers fuse and page on
+  keys and then ``hydrate`` only the keys they show. A key whose chunk was deleted in between is simply
+  absent from ``hydrate``'s answer.
 """
 
 from __future__ import annotations
@@ -47,7 +51,11 @@ class Store(Protocol):
     def get_many(self, item_ids: Sequence[str]) -> dict[str, Item]: ...
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
-        """Hydrate chunk ids (e.g. from a search leg) into chunks with their items; unknown ids are absent."""
+        """Chunks (with their items) by public chunk id; unknown ids are absent."""
+        ...
+
+    def hydrate(self, keys: Sequence[int]) -> dict[int, ChunkView]:
+        """The fetch phase: chunks (with their items) for keys a search leg returned; unknown keys are absent."""
         ...
 
     def item_chunks(self, item_id: str) -> list[ChunkView]: ...
@@ -93,8 +101,8 @@ class Store(Protocol):
         """Co-occurrence edges touching any of ``entities`` (normalised names), heaviest first."""
         ...
 
-    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
-        """``(chunk_id, item_id, entity)`` for chunks mentioning any of ``entities``."""
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[int, str]]:
+        """``(chunk key, entity)`` for chunks mentioning any of ``entities`` (keys as the other legs return)."""
         ...
 
     def top_terms(self, limit: int) -> list[tuple[str, int]]:

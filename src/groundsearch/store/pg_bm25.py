@@ -80,7 +80,7 @@ WITH st AS (
     GROUP BY p.chunk_pk
     ORDER BY score DESC, p.chunk_pk
 )
-SELECT c.id, c.item_id, s.score
+SELECT s.chunk_pk, s.score
 FROM scored s
 JOIN chunks c ON c.pk = s.chunk_pk
 JOIN items i ON i.id = c.item_id

@@ -33,10 +33,10 @@ def candidates_sql(where: Compiled) -> str:
 def exact_sql(where: Compiled) -> str:
     """Exact cosine: ordering by the *uncast* column cannot use the expression index, so it scans."""
     return f"""
-SELECT c.id, c.item_id, 1 - (v.embedding <=> %(q)s) AS score
+SELECT c.pk, 1 - (v.embedding <=> %(q)s) AS score
 {_FROM}
 WHERE {where.sql}
-ORDER BY v.embedding <=> %(q)s, c.id
+ORDER BY v.embedding <=> %(q)s, c.pk
 LIMIT %(lim)s OFFSET %(off)s
 """
 
@@ -46,13 +46,13 @@ def ann_sql(where: Compiled, dim: int) -> str:
     d = int(dim)
     return f"""
 WITH ann AS MATERIALIZED (
-    SELECT c.id, c.item_id, (v.embedding::vector({d})) <=> %(q)s::vector({d}) AS distance
+    SELECT c.pk, (v.embedding::vector({d})) <=> %(q)s::vector({d}) AS distance
     {_FROM}
     WHERE {where.sql}
     ORDER BY (v.embedding::vector({d})) <=> %(q)s::vector({d})
     LIMIT %(n)s
 )
-SELECT id, item_id, 1 - distance AS score FROM ann ORDER BY distance, id LIMIT %(lim)s OFFSET %(off)s
+SELECT pk, 1 - distance AS score FROM ann ORDER BY distance, pk LIMIT %(lim)s OFFSET %(off)s
 """
 
 

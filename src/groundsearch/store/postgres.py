@@ -159,6 +159,16 @@ class PostgresStore:
         views = (ChunkView(chunk=chunk_from_row(r[:6]), item=item_from_row(r[6:])) for r in rows)
         return {v.chunk.id: v for v in views}
 
+    def hydrate(self, keys: Sequence[int]) -> dict[int, ChunkView]:
+        if not keys:
+            return {}
+        rows = self._fetch(
+            f"SELECT c.pk, {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id "
+            "WHERE c.pk = ANY(%(keys)s::bigint[])",
+            {"keys": [int(k) for k in keys]},
+        )
+        return {int(r[0]): ChunkView(chunk=chunk_from_row(r[1:7]), item=item_from_row(r[7:])) for r in rows}
+
     def item_chunks(self, item_id: str) -> list[ChunkView]:
         rows = self._fetch(
             f"SELECT {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id"
@@ -231,7 +241,7 @@ class PostgresStore:
         where = compile_filter(filter)
         params = {"terms": terms, **BM25_PARAMS, "lim": limit + 1, "off": offset, **where.params}
         rows = self._fetch(keyword_sql(where), params)
-        return page_from([Hit(dec(r[0]), dec(r[1]), float(r[2])) for r in rows], offset, limit)
+        return page_from([Hit(int(k), float(score)) for k, score in rows], offset, limit)
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -255,7 +265,7 @@ class PostgresStore:
             return conn.execute(ann_sql(where, self.dim).encode(), params).fetchall()
 
         rows = self._run(work)
-        return page_from([Hit(dec(r[0]), dec(r[1]), float(r[2])) for r in rows], offset, limit)
+        return page_from([Hit(int(k), float(score)) for k, score in rows], offset, limit)
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
@@ -300,18 +310,18 @@ LIMIT %(lim)s""",
         )
         return [EntityEdge(dec(a), dec(b), float(w), d) for a, b, w, d in rows]
 
-    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[int, str]]:
         _check_page(limit, 0)
         where = compile_filter(filter)
         rows = self._fetch(
             f"""
-SELECT c.id, c.item_id, m.entity FROM mentions m
+SELECT c.pk, m.entity FROM mentions m
 JOIN chunks c ON c.pk = m.chunk_pk JOIN items i ON i.id = c.item_id
 WHERE m.entity = ANY(%(ents)s) AND {where.sql}
-ORDER BY m.entity, c.id LIMIT %(lim)s""",
+ORDER BY c.pk, m.entity LIMIT %(lim)s""",
             {"ents": [enc(e) for e in entities], "lim": limit, **where.params},
         )
-        return [(dec(a), dec(b), dec(e)) for a, b, e in rows]
+        return [(int(k), dec(e)) for k, e in rows]
 
     def top_terms(self, limit: int) -> list[tuple[str, int]]:
         _check_page(limit, 0)

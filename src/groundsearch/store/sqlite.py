@@ -28,7 +28,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +51,18 @@ __all__ = ["SQLiteStore"]
 _USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
 
 
-_new_hit = partial(tuple.__new__, Hit)  # Hit((chunk_id, item_id, score)) without a Python-level call
+_new_hit = partial(tuple.__new__, Hit)  # Hit((key, score)) without a Python-level call
+
+
+def _hits(keys: list[int | None], scores: list[float]) -> list[Hit]:
+    """A leg's keys and scores as hits, in C-level loops (this runs once per candidate of every leg).
+
+    No ids are resolved here: that is :meth:`SQLiteStore.hydrate`'s job, for the final page only. A key
+    is ``None`` only where tantivy holds a document without one; such a document is skipped.
+    """
+    if None in keys:
+        return [_new_hit(pair) for pair in zip(keys, scores) if pair[0] is not None]
+    return list(map(_new_hit, zip(keys, scores)))
 
 
 class SQLiteStore:
@@ -89,7 +99,6 @@ class SQLiteStore:
             store = cls(data_dir, dim, conn, keyword, vectors, read_only)
             with store._lock:
                 store._derived.load_vectors()
-                store._derived.catch_up_ids()
                 if not read_only:
                     store._derived.catch_up_keyword()
                     vectors.checkpoint(force=True)
@@ -206,7 +215,7 @@ class SQLiteStore:
         with self._lock:
             self._refresh()
         keys, scores = self._keyword.search(terms, filter, limit + 1, offset)
-        return page_from(self._hits(keys, scores), offset, limit)
+        return page_from(_hits(keys, scores), offset, limit)
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -228,7 +237,7 @@ class SQLiteStore:
                 snapshot = self._vectors.snapshot()
         if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg's hydration overlaps it
             keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
-        return page_from(self._hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
+        return page_from(_hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
 
     def _item_sets(self, f: SearchFilter) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Item rowids allowed by the field / item-id parts of ``f`` (``None``: no such constraint), and excluded."""
@@ -245,24 +254,6 @@ class SQLiteStore:
                 "SELECT rowid FROM items WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(list(f.exclude_item_ids), ensure_ascii=False),))], dtype=np.int64)
         return allowed, excluded
-
-    def _hits(self, keys: Sequence[int | None], scores: Sequence[float]) -> list[Hit]:
-        """Hydrate chunk keys from the in-memory key map; keys whose chunk no longer exists are dropped.
-
-        The common case (every key known) runs as C-level loops — ``itemgetter`` over the map, ``zip`` and a
-        ``tuple.__new__`` partial, which is what ``Hit._make`` calls — because this runs once per candidate of
-        every leg; a missing key falls back to the checked loop.
-        """
-        if not keys:
-            return []
-        with self._lock:
-            ids = self._derived.ids
-            try:
-                pairs = itemgetter(*keys)(ids) if len(keys) > 1 else (ids[keys[0]],)  # type: ignore[index]
-            except KeyError:
-                return [_new_hit((*ids[k], s)) for k, s in zip(keys, scores) if k in ids]  # type: ignore[index]
-        chunk_ids, item_ids = zip(*pairs)
-        return list(map(_new_hit, zip(chunk_ids, item_ids, scores)))
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),
@@ -300,6 +291,16 @@ class SQLiteStore:
             ).fetchall()
         views = [chunk_view(r) for r in rows]
         return {v.chunk.id: v for v in views}
+
+    def hydrate(self, keys: Sequence[int]) -> dict[int, ChunkView]:
+        if not keys:
+            return {}
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT c.key, {CHUNK_COLS}, {ITEM_COLS} FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE c.key IN (SELECT value FROM json_each(?))", (json.dumps([int(k) for k in keys]),),
+            ).fetchall()
+        return {r[0]: chunk_view(r[1:]) for r in rows}
 
     def item_chunks(self, item_id: str) -> list[ChunkView]:
         with self._lock:
@@ -354,7 +355,7 @@ class SQLiteStore:
         with self._lock:
             return graph.entity_edges(self._conn, entities, filter, limit)
 
-    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[str, str, str]]:
+    def entity_chunks(self, entities: Sequence[str], filter: SearchFilter, limit: int) -> list[tuple[int, str]]:
         with self._lock:
             return graph.entity_chunks(self._conn, entities, filter, limit)
 

@@ -101,17 +101,16 @@ def entity_edges(conn: sqlite3.Connection, entities: Sequence[str], f: SearchFil
 
 def entity_chunks(
     conn: sqlite3.Connection, entities: Sequence[str], f: SearchFilter, limit: int
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[int, str]]:
     if limit <= 0 or not entities:
         return []
     where, params = item_filter_sql(f)
     rows = conn.execute(
-        "SELECT c.id, i.id, m.entity FROM mentions m JOIN chunks c ON c.key = m.chunk_key "
-        "JOIN items i ON i.rowid = m.item_rowid "
+        "SELECT m.chunk_key, m.entity FROM mentions m JOIN items i ON i.rowid = m.item_rowid "
         f"WHERE m.entity IN (SELECT value FROM json_each(?)) AND {where} ORDER BY m.chunk_key, m.entity LIMIT ?",
         [json.dumps(list(entities), ensure_ascii=False), *params, limit],
     ).fetchall()
-    return [(c, i, e) for c, i, e in rows]
+    return [(k, e) for k, e in rows]
 
 
 def top_terms(conn: sqlite3.Connection, limit: int) -> list[tuple[str, int]]:

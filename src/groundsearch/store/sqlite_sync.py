@@ -42,11 +42,6 @@ class DerivedIndexes:
         self.vectors = vectors
         self.read_only = read_only
         self._trimmed_to = 0
-        # chunk key -> (chunk id, item id): the third derived index, in memory. Every search leg returns keys;
-        # resolving them here instead of in SQL took the keyword leg's per-query cost on SciFact from
-        # ~1.5 ms to ~0.3 ms (about 100 bytes a chunk: ~100 MB at 1M chunks).
-        self.ids: dict[int, tuple[str, str]] = {}
-        self.ids_seq = -1
 
     # ---------------------------------------------------------------------------------------- log
 
@@ -66,7 +61,6 @@ class DerivedIndexes:
         if not self.read_only:
             self.catch_up_keyword()
         self.catch_up_vectors()
-        self.catch_up_ids()
         if not self.read_only:
             self._trim_log()
 
@@ -117,30 +111,6 @@ class DerivedIndexes:
                        terms=tuple(keyword_terms(title, json.loads(heading), text)))
             for key, text, heading, rowid, iid, title, coll, status, sup, tenant, date_ord in rows
         ]
-
-    # ---------------------------------------------------------------------------------------- ids
-
-    def catch_up_ids(self) -> None:
-        """Follow the log like the other indexes: drop changed keys, re-read those SQLite still holds."""
-        self._conn.execute("BEGIN")  # one snapshot: the rows and the seq they reflect agree
-        try:
-            top = self.max_seq()
-            if top == self.ids_seq:
-                return
-            select = "SELECT c.key, c.id, i.id FROM chunks c JOIN items i ON i.rowid = c.item_rowid"
-            if self.ids_seq < 0 or not self._log_covers(self.ids_seq):
-                self.ids = {}
-                rows = self._conn.execute(select)
-            else:
-                keys = self.changed_keys(self.ids_seq)
-                for key in keys:
-                    self.ids.pop(key, None)
-                rows = self._conn.execute(select + " WHERE c.key IN (SELECT value FROM json_each(?))",
-                                          (json.dumps(keys),))
-            self.ids.update((key, (chunk_id, item_id)) for key, chunk_id, item_id in rows)
-            self.ids_seq = top
-        finally:
-            self._conn.execute("COMMIT")
 
     # ---------------------------------------------------------------------------------------- vectors
 
