@@ -13,10 +13,11 @@ from groundsearch.types import ChunkView, Hit
 
 
 def views(store: Store, hits: Sequence[Hit]) -> list[ChunkView]:
-    found = store.hydrate([h.key for h in hits])
-    missing = [h.key for h in hits if h.key not in found]
+    keys = [key for key, _ in hits]
+    found = store.hydrate(keys)
+    missing = [key for key in keys if key not in found]
     assert not missing, f"keys returned by a leg that do not hydrate: {missing}"
-    return [found[h.key] for h in hits]
+    return [found[key] for key in keys]
 
 
 def chunk_ids(store: Store, hits: Sequence[Hit]) -> list[str]:
@@ -28,4 +29,4 @@ def item_ids(store: Store, hits: Sequence[Hit]) -> list[str]:
 
 
 def scores_by_chunk(store: Store, hits: Sequence[Hit]) -> dict[str, float]:
-    return dict(zip(chunk_ids(store, hits), (h.score for h in hits)))
+    return dict(zip(chunk_ids(store, hits), (score for _, score in hits)))

@@ -18,7 +18,6 @@ from .settings import Settings, load_settings
 from .store.base import Store
 from .types import (
     CollectionSpec,
-    Diagnostics,
     Event,
     Evidence,
     EvidenceHit,
@@ -161,7 +160,7 @@ class Engine:
         if query is None:
             return []
         f = dataclasses.replace(filter or SearchFilter(), exclude_item_ids=(item_id,))
-        keys = [h.key for h in self.store.vector_search(query, f, limit * 4).hits]
+        keys = [key for key, _ in self.store.vector_search(query, f, limit * 4).hits]
         views = self.store.hydrate(keys)
         candidates = list(dict.fromkeys(views[k].item.id for k in keys if k in views))
         scored = []

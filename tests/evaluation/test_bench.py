@@ -23,6 +23,8 @@ def test_keyword_ingest_memory_suites(beir_dir: Path, tmp_path: Path) -> None:
     assert kw["groundsearch_keyword"]["qps_median"] > 0 and kw["bm25s"]["qps_median"] > 0
     assert kw["ratio_qps_keyword_over_bm25s"] == pytest.approx(
         kw["groundsearch_keyword"]["qps_median"] / kw["bm25s"]["qps_median"], rel=0.05)
+    spread = kw["ratio_per_round"]
+    assert 0 < spread["min"] <= spread["median"] <= spread["max"]
     ingest = result["suites"]["ingest"]
     assert ingest["without_embedding"]["chunks"] == 6  # one chunk per record, whole corpus
     assert ingest["with_embedding_minilm"]["chunks"] == 6  # fewer than INGEST_EMBED_DOCS lines exist
@@ -36,6 +38,7 @@ def test_timed_rounds_alternates_and_counts() -> None:
     out = timed_rounds({"a": lambda q: calls.append("a"), "b": lambda q: calls.append("b")}, ["x", "y"], 3)
     assert calls == ["a", "a", "b", "b", "b", "b", "a", "a", "a", "a", "b", "b"]  # a first, then b first, …
     assert set(out) == {"a", "b"} and all(v["qps_median"] > 0 for v in out.values())
+    assert all(len(v["qps_rounds"]) == 3 and v["qps_median"] in v["qps_rounds"] for v in out.values())
 
 
 def test_parsers() -> None:

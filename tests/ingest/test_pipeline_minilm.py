@@ -30,12 +30,12 @@ def test_vector_leg_finds_the_section_a_question_is_about(tmp_path: Path, fixtur
         np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
         query = minilm.embed_queries(["how do I narrow results to a date range or tenant?"])[0]
-        top = store.vector_search(query, SearchFilter(), 3).hits[0]
-        view = store.hydrate([top.key])[top.key]
+        top, _ = store.vector_search(query, SearchFilter(), 3).hits[0]
+        view = store.hydrate([top])[top]
         assert view.chunk.heading_path == ("Search Guide", "Querying", "Filters")
 
         query = minilm.embed_queries(["quarterly report on keyword query latency"])[0]
-        top = store.vector_search(query, SearchFilter(), 3).hits[0]
-        assert store.hydrate([top.key])[top.key].item.title == "Quarterly Search Report"
+        top, _ = store.vector_search(query, SearchFilter(), 3).hits[0]
+        assert store.hydrate([top])[top].item.title == "Quarterly Search Report"
     finally:
         store.close()

@@ -33,7 +33,7 @@ def test_near_neighbours_outrank_far_ones_and_weights_matter() -> None:
 
 def test_rank_chunks_sums_entity_scores() -> None:
     hits = rank_chunks([(1, "a"), (1, "b"), (2, "b"), (3, "z")], {"a": 0.5, "b": 0.2})
-    assert [(h.key, round(h.score, 6)) for h in hits] == [(1, 0.7), (2, 0.2)]
+    assert [(key, round(score, 6)) for key, score in hits] == [(1, 0.7), (2, 0.2)]
 
 
 names = st.sampled_from(list("abcdefg"))

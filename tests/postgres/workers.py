@@ -72,7 +72,7 @@ def reader(dsn: str, rid: int, seconds: float, out: Any) -> None:
             vector = rng.standard_normal(DIM).astype(np.float32)
             pages = [store.keyword_search(query, SearchFilter(), 10),
                      store.vector_search(vector / np.linalg.norm(vector), SearchFilter(), 10)]
-            hydrated = store.hydrate([h.key for p in pages for h in p.hits])  # a concurrent delete may drop some
+            hydrated = store.hydrate([key for p in pages for key, _ in p.hits])  # a concurrent delete may drop some
             for item_id in {v.item.id for v in hydrated.values()}:
                 views = store.item_chunks(item_id)  # one statement: one snapshot of the item and its chunks
                 if views and len(views) != views[0].item.fields["n_chunks"]:

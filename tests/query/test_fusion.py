@@ -12,7 +12,7 @@ A, B, C, D, W, X, Y, Z = 1, 2, 3, 4, 23, 24, 25, 26  # chunk keys, named for rea
 
 
 def hits(*keys: int) -> list[Hit]:
-    return [Hit(key=k, score=float(len(keys) - n)) for n, k in enumerate(keys)]
+    return [(k, float(len(keys) - n)) for n, k in enumerate(keys)]
 
 
 def test_rrf_matches_hand_computed_scores() -> None:

@@ -124,14 +124,14 @@ def test_reupsert_replaces_chunks_everywhere(store: Store) -> None:
 def test_hydrate_resolves_leg_keys_and_never_a_stale_one(store: Store) -> None:
     store.upsert([write("h1", "hydrate me please", "second chunk about hydration"), write("h2", "unrelated words")])
     hits = store.keyword_search("hydrate", SearchFilter(), 10).hits
-    views = store.hydrate([h.key for h in hits])
+    old = [key for key, _ in hits]
+    views = store.hydrate(old)
     assert sorted(v.chunk.id for v in views.values()) == ["h1#0", "h1#1"]
-    assert all(views[h.key].item.title == "Title h1" for h in hits)
+    assert all(views[key].item.title == "Title h1" for key in old)
     assert store.hydrate([]) == {}
-    old = [h.key for h in hits]
     store.upsert([write("h1", "hydrate me again")])  # re-upsert: new chunks, new keys; the old keys are gone
     assert store.hydrate(old) == {}
-    new = [h.key for h in store.keyword_search("hydrate", SearchFilter(), 10).hits]
+    new = [key for key, _ in store.keyword_search("hydrate", SearchFilter(), 10).hits]
     assert len(new) == 1 and not set(new) & set(old)
     store.delete(["h1"])
     assert store.hydrate(new) == {}
@@ -189,7 +189,7 @@ def test_keyword_ranks_by_bm25(store: Store) -> None:
         write("none", "nothing relevant at all"),
     ])
     assert kw_ids(store, "graph") == ["strong", "weak"]
-    scores = [h.score for h in store.keyword_search("graph", SearchFilter(), 10).hits]
+    scores = [score for _, score in store.keyword_search("graph", SearchFilter(), 10).hits]
     assert scores[0] > scores[1] > 0
 
 
@@ -243,8 +243,9 @@ def test_vector_search_returns_nearest_first(store: Store) -> None:
     store.upsert([write("cats", "cats purr softly"), write("dogs", "dogs bark loudly"), write("mix", "cats and dogs")])
     hits = store.vector_search(EMB.embed_queries(["cats purr softly"])[0], SearchFilter(), 3).hits
     assert item_ids(store, hits)[0] == "cats"
-    assert hits[0].score == pytest.approx(1.0, abs=1e-3)
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-3)
+    scores = [score for _, score in hits]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_vector_search_rejects_wrong_dimension(store: Store) -> None:

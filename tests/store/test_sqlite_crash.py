@@ -181,8 +181,8 @@ from pathlib import Path
 from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import SearchFilter
 def item_ids(store, hits):
-    views = store.hydrate([h.key for h in hits])
-    return [views[h.key].item.id for h in hits if h.key in views]
+    views = store.hydrate([key for key, _ in hits])
+    return [views[key].item.id for key, _ in hits if key in views]
 store = SQLiteStore.open(Path(sys.argv[1]), dim=16, read_only=True)
 print("ready", store.count(), flush=True)
 deadline = time.monotonic() + 60

@@ -38,8 +38,9 @@ __all__ = ["SUITES", "machine_info", "parse_sizes", "parse_suites", "run_bench",
 
 SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory")
 DEFAULT_DATASET = Path("../shared/datasets/beir_scifact")
-# Five interleaved rounds of 300 queries: enough for a stable median on a shared 2-core box, ~seconds each.
-ROUNDS = 5
+# Nine interleaved rounds of 300 queries (~0.2 s a round for both systems): on this shared 2-core box the
+# speed of the whole machine drifts by 1.5× within seconds, so more rounds steady the medians cheaply.
+ROUNDS = 9
 DEPTH = 100
 VECTOR_N = 100_000
 # Embedding dominates ingest (MiniLM on 2 cores); 1,000 abstracts give a stable chunks/s in a few minutes,
@@ -108,7 +109,8 @@ def timed_rounds(
 ) -> dict[str, dict[str, float]]:
     """Run every system over all queries, ``rounds`` times, alternating which goes first each round.
 
-    Returns per system the median queries/s over rounds and per-query p50/p95 (ms) over all runs.
+    Returns per system the median queries/s over rounds, each round's queries/s (``qps_rounds``, in round
+    order, so two systems' rounds pair up) and per-query p50/p95 (ms) over all runs.
     """
     names = list(systems)
     qps: dict[str, list[float]] = {n: [] for n in names}
@@ -125,7 +127,7 @@ def timed_rounds(
         if progress is not None:
             progress(r + 1)
     return {n: {"qps_median": statistics.median(qps[n]), "p50_ms": percentile(per_query[n], 50),
-                "p95_ms": percentile(per_query[n], 95)} for n in names}
+                "p95_ms": percentile(per_query[n], 95), "qps_rounds": qps[n]} for n in names}
 
 
 # ---- suites -----------------------------------------------------------------------------------------
@@ -210,11 +212,16 @@ def bench_keyword(ctx: _Context, rounds: int = ROUNDS) -> dict[str, Any]:
             fn(q)
     ctx.progress("keyword", 0, rounds)
     timings = timed_rounds(systems, queries, rounds, lambda r: ctx.progress("keyword", r, rounds))
-    ours, theirs = timings["groundsearch_keyword"]["qps_median"], timings["bm25s"]["qps_median"]
+    ours, theirs = timings["groundsearch_keyword"], timings["bm25s"]
+    # Each round times both systems back to back, so a per-round ratio cancels the machine's drift between
+    # rounds; its spread says how far to trust the headline ratio of medians.
+    paired = [a / b for a, b in zip(ours.pop("qps_rounds"), theirs.pop("qps_rounds"))]
     return {
         "corpus": f"{ctx.dataset.name} ({len(ctx.dataset.corpus)} chunks)", "queries": len(queries),
         "rounds": rounds, "depth": DEPTH, **{k: _round(v) for k, v in timings.items()},
-        "ratio_qps_keyword_over_bm25s": round(ours / theirs, 2),
+        "ratio_qps_keyword_over_bm25s": round(ours["qps_median"] / theirs["qps_median"], 2),
+        "ratio_per_round": {"min": round(min(paired), 2), "median": round(statistics.median(paired), 2),
+                            "max": round(max(paired), 2)},
     }
 
 

@@ -22,14 +22,12 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..query.fusion import reciprocal_rank_fusion
 from ..store.base import Store
 from ..types import Chunk, Item, ItemWrite, SearchFilter
 from .bench_store import ZIPF_S, _timing, hybrid_page, page_item_ids, synthetic_vocabulary, unit_vectors

@@ -60,7 +60,7 @@ def hybrid_page(store: Store, pool: ThreadPoolExecutor, text: str, q: np.ndarray
 
 def page_item_ids(store: Store, hits: Sequence[Hit]) -> set[str]:
     """Item ids behind a leg's hits (for recall against item-level truth; not timed)."""
-    return {view.item.id for view in store.hydrate([h.key for h in hits]).values()}
+    return {view.item.id for view in store.hydrate([key for key, _ in hits]).values()}
 
 
 def unit_vectors(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

@@ -86,7 +86,7 @@ def rank_chunks(mentions: Sequence[tuple[int, str]], scores: Mapping[str, float]
     for key, entity in mentions:
         total[key] = total.get(key, 0.0) + scores.get(entity, 0.0)
     order = sorted(total, key=lambda c: (-total[c], c))
-    return [Hit(key=c, score=total[c]) for c in order if total[c] > 0]
+    return [(c, total[c]) for c in order if total[c] > 0]
 
 
 def damp_hubs(scores: Mapping[str, float], edges: Sequence[EntityEdge]) -> dict[str, float]:

@@ -156,8 +156,8 @@ class Retriever:
             leg = "keyword" if plan.profile == "keyword" else "vector"
             hits = ranked.get(leg, [])
             fused = [
-                Fused(h.key, h.score, (LegScore(leg, plan.offset + i + 1, h.score),))
-                for i, h in enumerate(hits)
+                Fused(key, score, (LegScore(leg, plan.offset + i + 1, score),))
+                for i, (key, score) in enumerate(hits)
             ]
             window, has_more = fused, more.get(leg, False)
         else:
@@ -187,7 +187,7 @@ class Retriever:
         them), which keeps such candidates honest without an extra round trip per hit.
         """
         vector_hits = ranked.get("vector", [])
-        cosines = {h.key: h.score for h in vector_hits}
+        cosines = dict(vector_hits)
         floor = min(cosines.values()) if cosines else 0.0
         views = self.store.hydrate([x.key for x in fused])
         query_terms = frozenset(analyze(plan.query))

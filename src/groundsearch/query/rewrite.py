@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..store.text import analyze
-from ..types import Evidence, EvidenceHit, Hit, Intent
+from ..types import Evidence, EvidenceHit, Intent
 from .fusion import reciprocal_rank_fusion
 
 __all__ = ["fuse_evidence", "prf_terms", "reformulate", "sub_queries"]
@@ -84,7 +84,7 @@ def fuse_evidence(runs: Sequence[Evidence], *, k: int, limit: int) -> tuple[Evid
         for h in run.hits:
             first.setdefault(h.chunk.id, h)
     key = {chunk_id: n for n, chunk_id in enumerate(first)}  # hydrated already: number chunks by first sighting
-    ranked = {f"run{i}": [Hit(key[h.chunk.id], h.score) for h in run.hits] for i, run in enumerate(runs)}
+    ranked = {f"run{i}": [(key[h.chunk.id], h.score) for h in run.hits] for i, run in enumerate(runs)}
     fused = reciprocal_rank_fusion(ranked, k=k)  # type: ignore[arg-type]
     by_key = list(first.values())
     return tuple(dataclasses.replace(by_key[f.key], score=f.score) for f in fused[:limit])

@@ -26,6 +26,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import tantivy
@@ -74,6 +75,20 @@ def build_schema() -> tantivy.Schema:
     sb.add_unsigned_field("superseded", indexed=True)
     sb.add_integer_field("date", indexed=True, fast=True)
     return sb.build()
+
+
+_SCHEMA = build_schema()
+
+
+@lru_cache(maxsize=1 << 16)
+def _term_query(term: str) -> tantivy.Query:
+    """One analysed term's BM25 query, built once per distinct term (LRU, 64k terms).
+
+    A query is an immutable description (field + term), valid for every index of this schema — the only
+    schema a keyword index is opened with (``FORMAT`` guards it). Building one through pyo3 was ~0.7 µs,
+    most of the query-building cost of a typical 9-term query.
+    """
+    return tantivy.Query.term_query(_SCHEMA, "body", term, index_option="freq")
 
 
 def compile_filter(schema: tantivy.Schema, f: SearchFilter, drop: frozenset[str] = frozenset()) -> tantivy.Query | None:
@@ -143,7 +158,7 @@ def compile_query(
     distinct = list(dict.fromkeys(terms))
     if not distinct:
         return Q.empty_query()
-    union = Q.boolean_query([(Occ.Should, Q.term_query(schema, "body", t, index_option="freq")) for t in distinct])
+    union = Q.boolean_query([(Occ.Should, _term_query(t)) for t in distinct])
     restriction = compile_filter(schema, f, drop)
     return union if restriction is None else Q.boolean_query([(Occ.Must, union), (Occ.Must, restriction)])
 

@@ -17,7 +17,7 @@ from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import ConfigError, InvalidInput, StoreError
-from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from .base import page_from
 from .pg_bm25 import BM25_PARAMS, keyword_sql
 from .pg_codec import decode_text as dec
@@ -241,7 +241,7 @@ class PostgresStore:
         where = compile_filter(filter)
         params = {"terms": terms, **BM25_PARAMS, "lim": limit + 1, "off": offset, **where.params}
         rows = self._fetch(keyword_sql(where), params)
-        return page_from([Hit(int(k), float(score)) for k, score in rows], offset, limit)
+        return page_from([(int(k), float(score)) for k, score in rows], offset, limit)
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -265,7 +265,7 @@ class PostgresStore:
             return conn.execute(ann_sql(where, self.dim).encode(), params).fetchall()
 
         rows = self._run(work)
-        return page_from([Hit(int(k), float(score)) for k, score in rows], offset, limit)
+        return page_from([(int(k), float(score)) for k, score in rows], offset, limit)
 
     def preview(self, prefix: str, filter: SearchFilter, limit: int) -> list[PreviewHit]:
         """Titles starting with the prefix, then titles with a word starting with it (both ``title_match``),

@@ -27,7 +27,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -51,18 +50,15 @@ __all__ = ["SQLiteStore"]
 _USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
 
 
-_new_hit = partial(tuple.__new__, Hit)  # Hit((key, score)) without a Python-level call
-
-
 def _hits(keys: list[int | None], scores: list[float]) -> list[Hit]:
-    """A leg's keys and scores as hits, in C-level loops (this runs once per candidate of every leg).
+    """A leg's keys and scores as ``(key, score)`` hits (``zip`` in C: this runs for every candidate).
 
     No ids are resolved here: that is :meth:`SQLiteStore.hydrate`'s job, for the final page only. A key
     is ``None`` only where tantivy holds a document without one; such a document is skipped.
     """
     if None in keys:
-        return [_new_hit(pair) for pair in zip(keys, scores) if pair[0] is not None]
-    return list(map(_new_hit, zip(keys, scores)))
+        return [pair for pair in zip(keys, scores) if pair[0] is not None]  # type: ignore[misc]
+    return list(zip(keys, scores))  # type: ignore[arg-type]
 
 
 class SQLiteStore:
