@@ -68,7 +68,7 @@ def repair(original: Prose, report: AuditReport, hits: Sequence[EvidenceHit], ll
                     or len(candidate[0].text.split()) > len(original.sentences[index].text.split())):
                 continue  # cut off, not one cited sentence, or longer than what it replaces (format caps hold)
             checked = audit(Prose(sentences=candidate, mode="llm"), hits)
-            if not checked.failures:
+            if not checked.rejected:
                 out[index] = checked.prose.sentences[0]
                 repaired += 1
                 break

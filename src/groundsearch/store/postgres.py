@@ -152,20 +152,16 @@ class PostgresStore:
         return {item.id: item for item in map(item_from_row, rows)}
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
-        rows = self._fetch(
-            f"SELECT {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id WHERE c.id = ANY(%(ids)s)",
-            {"ids": [enc(c) for c in chunk_ids]},
-        )
-        views = (ChunkView(chunk=chunk_from_row(r[:6]), item=item_from_row(r[6:])) for r in rows)
-        return {v.chunk.id: v for v in views}
+        return {v.chunk.id: v for v in self._views("c.id = ANY(%(v)s::text[])", [enc(c) for c in chunk_ids]).values()}
 
     def hydrate(self, keys: Sequence[int]) -> dict[int, ChunkView]:
-        if not keys:
-            return {}
+        return self._views("c.pk = ANY(%(v)s::bigint[])", [int(k) for k in keys]) if keys else {}
+
+    def _views(self, where: str, values: list[str] | list[int]) -> dict[int, ChunkView]:
+        """Chunks with their items, by chunk key, matching ``where`` (ours, never user text) with ``%(v)s`` = values."""
         rows = self._fetch(
-            f"SELECT c.pk, {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id "
-            "WHERE c.pk = ANY(%(keys)s::bigint[])",
-            {"keys": [int(k) for k in keys]},
+            f"SELECT c.pk, {_CHUNK_COLS}, {_ITEMS} FROM chunks c JOIN items i ON i.id = c.item_id WHERE {where}",
+            {"v": values},
         )
         return {int(r[0]): ChunkView(chunk=chunk_from_row(r[1:7]), item=item_from_row(r[7:])) for r in rows}
 

@@ -231,7 +231,7 @@ class SQLiteStore:
                 keys, scores = self._vectors.search(q, mask, offset + limit + 1)
             else:
                 snapshot = self._vectors.snapshot()
-        if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg's hydration overlaps it
+        if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg can run beside it
             keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
         return page_from(_hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
 
@@ -280,21 +280,17 @@ class SQLiteStore:
         return {r[0]: item_from_row(r) for r in rows}
 
     def chunks(self, chunk_ids: Sequence[str]) -> dict[str, ChunkView]:
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {CHUNK_COLS}, {ITEM_COLS} FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
-                "WHERE c.id IN (SELECT value FROM json_each(?))", (json.dumps(list(chunk_ids), ensure_ascii=False),),
-            ).fetchall()
-        views = [chunk_view(r) for r in rows]
-        return {v.chunk.id: v for v in views}
+        return {v.chunk.id: v for v in self._views("c.id", list(chunk_ids)).values()}
 
     def hydrate(self, keys: Sequence[int]) -> dict[int, ChunkView]:
-        if not keys:
-            return {}
+        return self._views("c.key", [int(k) for k in keys]) if keys else {}
+
+    def _views(self, column: str, values: list[str] | list[int]) -> dict[int, ChunkView]:
+        """Chunks with their items, by chunk key, where ``column`` (ours: ``c.key`` or ``c.id``) is in ``values``."""
         with self._lock:
             rows = self._conn.execute(
                 f"SELECT c.key, {CHUNK_COLS}, {ITEM_COLS} FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
-                "WHERE c.key IN (SELECT value FROM json_each(?))", (json.dumps([int(k) for k in keys]),),
+                f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values, ensure_ascii=False),),
             ).fetchall()
         return {r[0]: chunk_view(r[1:]) for r in rows}
 
