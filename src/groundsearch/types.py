@@ -274,10 +274,17 @@ class SimilarHit:
 # Intent (pydantic: its JSON Schema constrains the LLM tier and is exported)
 # --------------------------------------------------------------------------------------------------
 
-INTENT_SCHEMA_VERSION = "1"
+INTENT_SCHEMA_VERSION = "2"  # 2: open set of chart kinds + chart_requested (the user's own words for the kind)
 
 Format = Literal["default", "table", "chart", "timeline", "graph"]
-ChartSubtype = Literal["bar", "ranked-bar", "line", "timeline", "tornado"]
+# Every chart kind a request can name. ``normalize`` draws those the stored data can honestly support and
+# downgrades the rest out loud (``unsupported-format``); "other" is a kind outside this list, whose name the
+# user used is kept in ``Intent.chart_requested`` so the response can say what was asked.
+ChartSubtype = Literal[
+    "bar", "ranked-bar", "stacked-bar", "line", "area", "timeline", "tornado", "pie", "donut", "histogram",
+    "heatmap", "scatter", "bubble", "treemap", "sunburst", "radar", "waterfall", "funnel", "gantt", "box",
+    "venn", "word-cloud", "choropleth", "sankey", "other",
+]
 Complexity = Literal["simple", "medium", "complex"]
 Tier = Literal["rules", "prototypes", "llm", "hint", "cache"]
 
@@ -291,6 +298,9 @@ class Intent(BaseModel):
     retrieval_pattern: RetrievalPattern = "pipeline"
     format: Format = "default"
     chart_subtype: ChartSubtype | None = None
+    # The asked chart kind in the user's words ("donut", "diagrama de Gantt", "sankey"), when one was named;
+    # the response names it when it honours or downgrades it.
+    chart_requested: str | None = Field(default=None, max_length=64)
     horizon_days: int | None = Field(default=None, ge=1, le=3650)
     comparison_targets: tuple[str, ...] = Field(default=(), max_length=8)
     topic_keywords: tuple[str, ...] = Field(default=(), max_length=16)
