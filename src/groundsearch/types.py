@@ -328,9 +328,17 @@ class TableResult(_Result):
 
 
 class ChartPoint(_Result):
+    """One bar, slice, cell, bin or dot. ``value`` is the count or the y value; the optional fields say where
+    it sits when a label alone cannot: the stack or heatmap row (``series``), a scatter x or a histogram bin
+    (``x`` to ``x_end``), a bubble's size."""
+
     label: str
     value: float
     source_ids: tuple[str, ...] = ()
+    series: str | None = None
+    x: float | None = None
+    x_end: float | None = None
+    size: float | None = None
 
 
 class ChartResult(_Result):
@@ -341,6 +349,8 @@ class ChartResult(_Result):
     y_label: str
     points: tuple[ChartPoint, ...]
     source: str  # how the series was derived from stored data
+    series_label: str | None = None  # what ``ChartPoint.series`` names (a stack, a heatmap row, a box group)
+    requested: str | None = None  # the kind as the user asked for it, when it was drawn as asked
 
 
 class TimelineEvent(_Result):

@@ -57,7 +57,10 @@ def test_themes_exclude_a_records_own_names() -> None:
 
 def test_line_chart_counts_per_month_from_stored_dates() -> None:
     [chart] = normalize(Intent(format="chart", chart_subtype="line"), HITS, SPECS)
-    assert [(p.label, p.value) for p in chart.points] == [("2025-03", 1), ("2025-05", 1), ("2026-10", 1), ("2026-11", 1)]
+    assert [(p.label, p.value) for p in chart.points if p.value] == [
+        ("2025-03", 1), ("2025-05", 1), ("2026-10", 1), ("2026-11", 1)]
+    # the months between are drawn as zeros, not bridged by the line
+    assert len(chart.points) == 21 and chart.points[1].label == "2025-04" and chart.points[1].value == 0
     assert "stored dates" in chart.source
 
 
