@@ -21,6 +21,7 @@ from rich.table import Table
 from ..errors import ConfigError, GroundsearchError, InvalidInput, ModelError, NotFound
 from ..settings import Settings, load_settings
 from ..types import SearchRequest
+from .chart_text import chart_lines, unsupported_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -213,11 +214,11 @@ def print_structured(result: Any) -> None:
             t.add_row(*[("" if v is None else str(v)) for v in row])
         out.print(t)
     elif kind == "chart":
-        out.rule(f"{result.title} ({result.subtype})")
-        top = max((p.value for p in result.points), default=1) or 1
-        for p in result.points:
-            out.print(f"{p.label[:30]:>30} {'█' * max(1, int(28 * p.value / top))} {p.value:g}", highlight=False)
-        out.print(f"[dim]{result.source}[/]")
+        head, *body, source = chart_lines(result)
+        out.rule(head)
+        for line in body:  # soft_wrap: a wrapped grid row would no longer line up with its columns
+            out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print(source, style="dim", markup=False, highlight=False)
     elif kind == "timeline":
         out.rule(result.title)
         for e in result.events:
@@ -227,8 +228,7 @@ def print_structured(result: Any) -> None:
         for e in result.edges:
             out.print(f"{e.source} — {e.target} ({e.weight:g})", highlight=False)
     elif kind == "unsupported-format":
-        err.print(f"[yellow]format {result.requested!r} not supported:[/] {result.reason}; showing "
-                  f"{result.substitute} instead", highlight=False)
+        err.print(unsupported_line(result), style="yellow", markup=False, highlight=False)
     elif kind == "low-confidence":
         err.print(f"[yellow]low confidence:[/] {result.reason}", highlight=False)
 
