@@ -26,9 +26,11 @@ from .errors import ErrorBody, error_response, install_error_handlers
 from .ratelimit import RateLimiter
 from .routes_items import UPLOAD_MAX_BYTES
 from .routes_items import router as items_router
+from .routes_jobs import JobRunner
+from .routes_jobs import router as jobs_router
 from .routes_search import router as search_router
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "uvicorn_config"]
 
 log = logging.getLogger("groundsearch.api")
 
@@ -130,6 +132,8 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     else:
         keys = None
     app = FastAPI(
+        docs_url=None,  # served by _mount_docs from packaged assets: FastAPI's default pages load from a CDN
+        redoc_url=None,  # the same CDN problem; /docs covers it
         title="groundsearch",
         summary="Search a mixed knowledge base and answer in the shape asked, grounded in stored evidence.",
         version=_version(),
@@ -139,7 +143,10 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     install_error_handlers(app)
     app.include_router(search_router)
     app.include_router(items_router)
+    app.include_router(jobs_router)
+    app.state.jobs = JobRunner(engine, settings)
     _mount_web(app)
+    _mount_docs(app)
     _publish_openapi_without_422(app)
     app.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes,
                        upload_bytes=max(UPLOAD_MAX_BYTES, settings.api.max_body_bytes))
@@ -163,6 +170,35 @@ def _mount_web(app: FastAPI) -> None:
                                 headers={"Cache-Control": "public, max-age=86400"})
 
     app.mount("/static", StaticFiles(directory=web / "static"), name="static")
+
+
+def _docs_assets() -> Path | None:
+    """Swagger UI 5 as files of the pinned ``fastapi-offline`` wheel (only its assets are used). Its ReDoc build is
+    not served: it loads a logo from redoc.ly's CDN."""
+    try:
+        path = Path(str(importlib.resources.files("fastapi_offline") / "static"))
+    except ModuleNotFoundError:
+        return None
+    return path if (path / "swagger-ui-bundle.js").is_file() else None
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI) with every asset served by this app, so it works air-gapped."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+
+    assets = _docs_assets()
+    if assets is None:
+        return
+    app.mount("/docs/assets", StaticFiles(directory=assets), name="docs-assets")  # not under /static (matched first)
+    openapi_url = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url=openapi_url, title="groundsearch API",
+                                   swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs/assets/favicon.png")
 
 
 def _publish_openapi_without_422(app: FastAPI) -> None:
@@ -191,3 +227,17 @@ def _version() -> str:
         return version("groundsearch")
     except PackageNotFoundError:
         return "0"
+
+
+def uvicorn_config(app: ASGIApp, settings: Settings, **options: Any) -> Any:
+    """The uvicorn configuration ``groundsearch serve`` runs ``app`` with.
+
+    uvicorn believes ``X-Forwarded-For`` from 127.0.0.1 unless told otherwise, so on loopback any client could name
+    itself anyone and dodge the per-client rate limit. Forwarding headers count only when ``api.trusted_proxies``
+    names the proxies that set them; otherwise the TCP peer is the client.
+    """
+    import uvicorn
+
+    trusted = list(settings.api.trusted_proxies)
+    return uvicorn.Config(app, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
+                          log_level="warning", **options)
