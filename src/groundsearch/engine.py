@@ -113,8 +113,11 @@ class Engine:
         embed: bool = True,
         prune: bool = False,
         progress: Callable[[Any], None] | None = None,
+        limits: Any = None,
     ) -> Any:
         """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``.
+
+        ``limits``: an ``ingest.pipeline.IngestLimits`` (chunks per file, time budget, cancellation); none by default.
 
         ``prune``: also delete items of files under the given folders that no longer exist on disk."""
         from .ingest.pipeline import ingest_paths
@@ -128,6 +131,7 @@ class Engine:
             batch_size=self.settings.embed_batch_size,
             prune=prune,
             progress=progress,
+            **({"limits": limits} if limits is not None else {}),
         )
 
     def get(self, item_id: str) -> Item:
@@ -296,6 +300,9 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def evidence_out(hit: EvidenceHit) -> EvidenceOut:
+    from .answer.safety import hit_flags, result_link
+
+    flags = hit_flags(hit)  # a passage that prompts for credentials does not get its address offered as the link
     fields = {k: (list(v) if isinstance(v, tuple) else v.isoformat() if hasattr(v, "isoformat") else v)
               for k, v in hit.item.fields.items()}
     return EvidenceOut(
@@ -303,13 +310,14 @@ def evidence_out(hit: EvidenceHit) -> EvidenceOut:
         item_id=hit.item.id,
         collection=hit.item.collection,
         title=hit.item.title,
-        url=hit.item.url,
+        url=result_link(hit, flags),
         date=hit.item.date,
         snippet=snippet(hit.chunk.text),
         heading_path=hit.chunk.heading_path,
         fields=fields,
         score=hit.score,
         legs={ls.leg: {"rank": ls.rank, "score": ls.score} for ls in hit.legs},
+        safety=flags,
     )
 
 

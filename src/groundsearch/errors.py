@@ -9,6 +9,7 @@
     │   ├── InvalidFilter           unknown field, bad date, bad value in a filter
     │   └── UnknownCollection       a collection that is not configured
     ├── IngestError                 a file or record could not be loaded (names file and reason)
+    │   └── IngestStopped           a run cancelled or over its time budget stopped at a checkpoint
     ├── NotFound                    an item id that does not exist; HTTP 404
     ├── AuthError                   HTTP 401 (``Unauthenticated``) / 403 (``Forbidden``)
     │   ├── Unauthenticated
@@ -37,6 +38,7 @@ __all__ = [
     "Forbidden",
     "GroundsearchError",
     "IngestError",
+    "IngestStopped",
     "InvalidFilter",
     "InvalidInput",
     "InvalidQuery",
@@ -90,6 +92,12 @@ class UnknownCollection(InvalidInput):
 
 class IngestError(GroundsearchError):
     code = "INGEST_FAILED"
+
+
+class IngestStopped(IngestError):
+    """An ingest run stopped at a checkpoint (cancelled, or over its time budget); the file in flight is not written."""
+
+    code = "INGEST_STOPPED"
 
 
 class NotFound(GroundsearchError):

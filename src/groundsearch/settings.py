@@ -100,6 +100,14 @@ class ApiSettings(_Frozen):
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    # Addresses of reverse proxies whose X-Forwarded-For / -Proto headers are believed; empty: none are, and the
+    # rate limits key on the TCP peer. "*" trusts any peer (only behind a proxy that is the sole way in).
+    trusted_proxies: tuple[str, ...] = ()
+    # Work one upload may cause (see docs/security.md "Uploads"): chunks per file, seconds per ingest job, and
+    # the size up to which POST /api/items answers synchronously instead of returning a job.
+    upload_max_chunks: int = Field(default=2000, ge=1)
+    upload_timeout_s: float = Field(default=300.0, gt=0)
+    upload_sync_max_bytes: int = Field(default=256 * 1024, ge=0)
 
 
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
@@ -232,6 +240,9 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         value = env.get(ENV_PREFIX + suffix)
         if value not in (None, ""):
             put(path, value)
+    proxies = env.get(ENV_PREFIX + "TRUSTED_PROXIES")
+    if proxies:
+        put("api.trusted_proxies", tuple(p.strip() for p in proxies.split(",") if p.strip()))
     models = env.get(ENV_PREFIX + "LLM_MODELS")
     if models:
         put("llm.models", tuple(m.strip() for m in models.split(",") if m.strip()))

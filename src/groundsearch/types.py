@@ -409,10 +409,20 @@ StructuredResult = Annotated[
 # --------------------------------------------------------------------------------------------------
 
 
+VERIFIED_MEANS = (
+    "true: this sentence appears in the cited source (for narrated prose: its names, numbers and URLs do) and it "
+    "passed the content-safety check; it is not a claim that it is true. false: it could not be matched to its "
+    "source, or `safety` lists why it is flagged or withheld."
+)
+
+
 class Sentence(_Result):
     text: str
     citations: tuple[str, ...]  # evidence ids
-    verified: bool = True  # False: shown with a visible "could not verify" marker
+    verified: bool = Field(default=True, description=VERIFIED_MEANS)
+    safety: tuple[str, ...] = Field(default=(), description=(
+        "content-safety flags (credential prompt, instruction aimed at the reader, link off the source's domain); "
+        "a flagged sentence is never verified, and one that asks the reader to act at a link is withheld"))
 
 
 class Prose(_Result):
@@ -474,6 +484,7 @@ class EvidenceOut(BaseModel):
     fields: dict[str, Any] = {}
     score: float
     legs: dict[str, dict[str, float]] = {}  # leg -> {"rank": r, "score": s}
+    safety: tuple[str, ...] = ()  # content-safety flags of the passage; a flagged hit's url is not offered as its link
 
 
 class Diagnostics(BaseModel):

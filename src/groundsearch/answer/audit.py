@@ -4,7 +4,11 @@ Checkable claims are the things a narrator most often gets wrong and a reader mo
 URLs and names (capitalised phrases, product-like tokens, acronyms — found by the same extractor ingest
 uses for entities). A sentence whose claims are not all found, case-insensitively, in the text and
 stored fields of the evidence it cites is replaced by a visible "could not verify" marker: the reader
-sees that something was withheld, and nothing unsupported is shown as fact. Pure.
+sees that something was withheld, and nothing unsupported is shown as fact.
+
+Being in the source is not being safe to repeat: a sentence that passes is then checked by the content-safety
+layer (:mod:`.safety`). A credential prompt or an instruction to the reader that comes with a link is withheld
+behind a marker; other flagged sentences are shown unverified with their ``safety`` reasons. Pure.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 
 from ..ingest.entities import extract_entities
 from ..types import EvidenceHit, Prose, Sentence
+from .safety import WITHHELD_MARKER, sentence_flags, withholds
 
 __all__ = ["AuditReport", "UNVERIFIED_MARKER", "audit", "claims", "evidence_text"]
 
@@ -87,6 +92,16 @@ def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
         if why:
             rejected.append((i, "; ".join(why)))
             out.append(Sentence(text=UNVERIFIED_MARKER, citations=tuple(cited), verified=False))
+            continue
+        flags = sentence_flags(sentence.text, [by_id[c].item.url for c in cited])
+        if flags and withholds(flags, sentence.text):
+            rejected.append((i, f"withheld by content safety: {'; '.join(flags)}"))
+            why_short = ", ".join(f.split(" (")[0] for f in flags)
+            out.append(Sentence(text=WITHHELD_MARKER.format(why=why_short), citations=tuple(cited), verified=False,
+                                safety=flags))
+        elif flags:
+            rejected.append((i, f"flagged by content safety: {'; '.join(flags)}"))
+            out.append(Sentence(text=sentence.text, citations=tuple(cited), verified=False, safety=flags))
         else:
             out.append(Sentence(text=sentence.text, citations=tuple(cited), verified=sentence.verified))
     return AuditReport(prose=Prose(sentences=tuple(out), mode=prose.mode), rejected=tuple(rejected))

@@ -13,6 +13,11 @@ Guarantees:
   on, is reported (path and reason) and nothing of it is written; its previously ingested items stay as they
   were.
 
+* **Bounded, on request.** ``limits`` (the API's uploads set it; the CLI runs unbounded) caps the chunks of one
+  file and the run's time, and lets another thread cancel it. The run checks between steps — before and after
+  parsing a file, after each embedding batch, right before the write — and stops with ``IngestStopped``; the
+  file in flight is never written, files finished before it stay.
+
 * **Deleted files, on request.** With ``prune=True``, items ingested from a file under one of the given
   folders (same collection and tenant) whose file no longer exists are deleted after the folder's files are
   ingested. Only missing files count: a file that is still there but failed to parse, or is now skipped as
@@ -29,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbeddingFailed, IngestError
+from ..errors import EmbeddingFailed, IngestError, IngestStopped
 from ..models.base import Embedder
 from ..store.base import Store
 from ..types import Chunk, CollectionSpec, Item, ItemWrite
@@ -39,7 +44,7 @@ from .entities import extract_entities
 from .ids import chunk_id, content_hash, document_id, record_id, source_key
 from .records import RECORD_SUFFIXES, load_records
 
-__all__ = ["IngestProgress", "IngestReport", "build_writes", "discover", "embedding_text", "ingest_paths"]
+__all__ = ["IngestLimits", "IngestProgress", "IngestReport", "build_writes", "discover", "embedding_text", "ingest_paths"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,31 @@ class IngestProgress:
     files_total: int
     chunks_done: int
     current: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class IngestLimits:
+    """Bounds on one ingest run (see the module docstring). ``deadline`` is a ``time.monotonic()`` value."""
+
+    max_chunks_per_file: int | None = None
+    deadline: float | None = None
+    cancelled: Callable[[], bool] | None = None
+
+    def check(self, path: Path) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise IngestStopped(f"ingest of {path.name} was cancelled; nothing of it was written",
+                                details={"reason": "cancelled"})
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise IngestStopped(f"ingest of {path.name} ran out of its time budget; nothing of it was written",
+                                details={"reason": "timeout"})
+
+    def check_size(self, path: Path, chunks: int) -> None:
+        if self.max_chunks_per_file is not None and chunks > self.max_chunks_per_file:
+            raise ingest_error(path, f"the file yields {chunks} chunks; an upload may have at most "
+                               f"{self.max_chunks_per_file} chunks per file (split it, or use `groundsearch ingest`)")
+
+
+UNBOUNDED = IngestLimits()
 
 
 def _kind_of(path: Path) -> str | None:
@@ -219,6 +249,7 @@ def ingest_paths(
     batch_size: int = 64,
     prune: bool = False,
     progress: Callable[[IngestProgress], None] | None = None,
+    limits: IngestLimits = UNBOUNDED,
 ) -> IngestReport:
     """Ingest ``paths`` (files and folders) into the collection ``spec``; see the module docstring."""
     started = time.perf_counter()
@@ -230,8 +261,14 @@ def ingest_paths(
         if progress is not None:
             progress(IngestProgress(done, len(files), chunks_written, str(path)))
         source = source_key(path)
+        limits.check(path)
         try:
-            writes = build_writes(_load(path, spec), spec, source, tenant, path)
+            drafts = _load(path, spec)
+            limits.check(path)
+            limits.check_size(path, sum(len(d.chunks) for d in drafts))
+            writes = build_writes(drafts, spec, source, tenant, path)
+        except IngestStopped:
+            raise
         except IngestError as exc:
             errors.append((str(path), exc.message))
             continue
@@ -258,6 +295,7 @@ def ingest_paths(
                 def on_batch(n: int, done: int = done, path: Path = path) -> None:
                     nonlocal embedded
                     embedded += n
+                    limits.check(path)
                     if progress is not None:
                         progress(IngestProgress(done, len(files), chunks_written + embedded, str(path)))
 
@@ -266,6 +304,7 @@ def ingest_paths(
                 except EmbeddingFailed as exc:  # this file's text broke the model; the others may not
                     errors.append((str(path), f"embedding failed: {exc.message}"))
                     continue
+            limits.check(path)
             store.upsert(changed)
             chunks_written += sum(len(w.chunks) for w in changed)
         added, updated = added + file_added, updated + file_updated

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import string
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,12 @@ from .documents import read_text
 from .draft import Draft, ingest_error
 from .entities import record_entities
 
-__all__ = ["RECORD_SUFFIXES", "load_records", "record_draft", "render_value"]
+__all__ = ["MAX_CSV_COLUMNS", "RECORD_SUFFIXES", "load_records", "record_draft", "render_value"]
 
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv")
 _SPECIAL = ("status", "superseded_by", "tenant")
+# A records collection declares tens of fields; a header a thousand wide is a generated file or an attack.
+MAX_CSV_COLUMNS = 1000
 
 
 def render_value(value: FieldValue) -> str:
@@ -139,11 +142,20 @@ def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[dict[str, Any], int | N
 
 
 def _csv_rows(path: Path, text: str) -> Iterator[tuple[dict[str, Any], int | None, int | None]]:
+    # Count the header's cells (the reader is lazy: only the first record is parsed) before DictReader builds a
+    # dict per row out of them: a 50k-column header is refused at once instead of costing 50k-key dicts per row.
+    try:
+        columns = next(csv.reader(io.StringIO(text, newline="")), [])
+    except csv.Error as exc:
+        raise ingest_error(path, f"malformed CSV header: {exc}", line=1) from exc
+    if len(columns) > MAX_CSV_COLUMNS:
+        raise ingest_error(path, f"CSV header has {len(columns)} columns; the limit is {MAX_CSV_COLUMNS} columns",
+                           line=1)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     if not header or any(not (h or "").strip() for h in header):
         raise ingest_error(path, "CSV header row is missing or has an empty column name", line=1)
-    dupes = sorted({h for h in header if header.count(h) > 1})
+    dupes = sorted(name for name, n in Counter(header).items() if n > 1)
     if dupes:
         raise ingest_error(path, f"CSV header repeats column(s) {dupes}", line=1)
     try:

@@ -403,6 +403,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     import uvicorn
 
     from .api import create_app
+    from .api.app import uvicorn_config
 
     settings = settings_from(ctx)
     if require_keys:
@@ -424,7 +425,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
                    f"({'local mode, no API keys' if settings.api.local_mode else 'API keys required'}) "
                    f"- Ctrl+C to stop", err=False)
         sys.stdout.flush()
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+        uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
 
 
 @main.command()

@@ -6,7 +6,9 @@ or exact terms; nothing here escapes or quotes, because nothing downstream ever 
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidFilter, InvalidQuery, UnknownCollection
@@ -52,18 +54,29 @@ def parse_filter_args(args: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
+_DATE_FORM = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?", re.ASCII)
+
+
 def _parse_date(name: str, value: str) -> dt.date:
+    """Exactly the documented forms, for both ends alike: ``YYYY-MM-DD``, or ``YYYY-MM`` meaning the month's first
+    day for ``date_from`` and its last for ``date_to``.
+
+    ``date.fromisoformat`` is not used: since Python 3.11 it also takes ``20250101`` and ``2025-W01-1``, forms the
+    API never documented, so what one client sends would stop working the day the parser changes.
+    """
+    match = _DATE_FORM.fullmatch(value)
     try:
-        if len(value) == 7:  # YYYY-MM: the first day for date_from, the last for date_to
-            year, month = int(value[:4]), int(value[5:7])
-            if name == "date_to":
-                nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
-                return nxt - dt.timedelta(days=1)
-            return dt.date(year, month, 1)
-        return dt.date.fromisoformat(value)
+        if match is None:
+            raise ValueError("not one of the accepted forms")
+        year, month = int(match.group(1)), int(match.group(2))
+        if match.group(3) is not None:
+            return dt.date(year, month, int(match.group(3)))
+        first = dt.date(year, month, 1)
+        return first.replace(day=calendar.monthrange(year, month)[1]) if name == "date_to" else first
     except ValueError as exc:
         raise InvalidFilter(
-            f"filter {name}={value!r} is not a date; use YYYY-MM-DD or YYYY-MM", details={"field": name}
+            f"filter {name}={value!r} is not a date; use YYYY-MM-DD (a day) or YYYY-MM (a month)",
+            details={"field": name, "accepted": ["YYYY-MM-DD", "YYYY-MM"]},
         ) from exc
 
 

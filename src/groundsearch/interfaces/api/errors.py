@@ -105,6 +105,33 @@ def validation_details(errors: Any) -> dict[str, Any]:
     return {"fields": fields}
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain and len(chain) < 8:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return chain
+
+
+def body_error(exc: BaseException) -> tuple[str, dict[str, Any]]:
+    """The specific reason behind FastAPI's generic "error parsing the body" 400, found in its exception chain:
+    a client fixes a too-deep document, an over-long file name and broken UTF-8 in different ways."""
+    chain = _causes(exc)
+    names = {type(e).__name__ for e in chain}
+    text = " ".join(str(e) for e in chain)
+    if "RecursionError" in names:
+        return ("the JSON body is nested too deeply to parse; keep objects and arrays under 100 levels",
+                {"fields": [{"field": "body", "message": "nested too deeply", "type": "json_too_deep"}]})
+    if "Maximum header size exceeded" in text:
+        return ("a part header of the upload is too long: most often a file name of thousands of characters; "
+                "a file name may have at most 255 characters", {"field": "file", "max_name_chars": 255})
+    if "MultiPartException" in names or "FormParserError" in names:
+        reason = next((str(e) for e in chain if type(e).__name__ == "MultiPartException"), "malformed")
+        return (f"the upload is not valid multipart/form-data: {reason}", {"field": "file"})
+    return ("the request body is not valid UTF-8 JSON", {"fields": [
+        {"field": "body", "message": "cannot be decoded as UTF-8 JSON", "type": "body_decode"}]})
+
+
 def install_error_handlers(app: Any) -> None:
     async def on_domain(request: Request, exc: GroundsearchError) -> JSONResponse:
         status = status_for(exc)
@@ -124,9 +151,8 @@ def install_error_handlers(app: Any) -> None:
         code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
         message = exc.detail if isinstance(exc.detail, str) else code.lower().replace("_", " ")
         details: dict[str, Any] = {}
-        if exc.status_code == 400:  # FastAPI's body parser: undecodable bytes (e.g. invalid UTF-8)
-            message, details = "the request body is not valid UTF-8 JSON", {"fields": [
-                {"field": "body", "message": "cannot be decoded as UTF-8 JSON", "type": "body_decode"}]}
+        if exc.status_code == 400:  # FastAPI's body parser: it turns every parse failure into one bare 400
+            message, details = body_error(exc)
         return error_response(exc.status_code, code, message, details, headers=getattr(exc, "headers", None))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -16,11 +16,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
 
 from ...errors import IngestError, InvalidInput, NotFound
 from ...types import Item
 from .auth import Principal
 from .deps import requires, state
+from .routes_jobs import JobOut, new_job, run_upload
 from .models import (
     IngestOut,
     ItemOut,
@@ -38,6 +40,7 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api")
 
 UPLOAD_MAX_BYTES = 32 * 1024 * 1024  # a large PDF; anything bigger belongs in `groundsearch ingest`
+MAX_NAME_CHARS = 255  # what common file systems allow for one name
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -72,15 +75,24 @@ def _ingest(request: Request, path: Path, shown_as: str, collection: str | None,
     return out
 
 
-@router.post("/items", response_model=IngestOut, tags=["items"])
+@router.post("/items", response_model=IngestOut, tags=["items"],
+             responses={202: {"model": JobOut, "description": "queued as an ingest job; poll `Location`"}})
 async def ingest_file(
     request: Request,
     file: Annotated[UploadFile, File(description="a document (md, txt, html, pdf) or records (json, jsonl, csv)")],
     collection: Annotated[str | None, Form(max_length=100)] = None,
+    background: bool = False,
     who: Principal = Depends(requires("editor")),
-) -> IngestOut:
-    """Ingest one uploaded file. Idempotent: uploading the same file again changes nothing."""
-    name = _SAFE_NAME.sub("-", Path(file.filename or "").name).strip(".-")[:120]
+) -> IngestOut | JSONResponse:
+    """Ingest one uploaded file. Idempotent: uploading the same file again changes nothing.
+
+    Files up to ``api.upload_sync_max_bytes`` are answered here (200, the ingest report); larger ones, or any with
+    ``?background=true``, return 202 and a job to poll at ``GET /api/jobs/{id}`` (see routes_jobs)."""
+    raw_name = Path(file.filename or "").name
+    if len(raw_name) > MAX_NAME_CHARS:
+        raise InvalidInput(f"the file name has {len(raw_name)} characters; a file name may have at most "
+                           f"{MAX_NAME_CHARS}", details={"field": "file", "max_name_chars": MAX_NAME_CHARS})
+    name = _SAFE_NAME.sub("-", raw_name).strip(".-")[:120]
     if not name or "." not in name:
         raise InvalidInput("the upload needs a file name with an extension (e.g. notes.md, releases.jsonl)",
                            details={"field": "file"})
@@ -88,9 +100,11 @@ async def ingest_file(
     if len(data) > UPLOAD_MAX_BYTES:
         raise InvalidInput(f"the file is larger than {UPLOAD_MAX_BYTES} bytes; use `groundsearch ingest`",
                            details={"field": "file", "max_bytes": UPLOAD_MAX_BYTES})
-    path = _upload_dir(request, who) / name
-    await run_in_threadpool(path.write_bytes, data)
-    return await run_in_threadpool(_ingest, request, path, name, collection, who)
+    if collection is not None:
+        state(request).engine.collection(collection)  # an unknown collection is a 400 now, not a failed job later
+    job = await run_in_threadpool(new_job, who, name, collection, _upload_dir(request, who), data)
+    large = len(data) > state(request).settings.api.upload_sync_max_bytes
+    return await run_upload(request, job, background=background or large)
 
 
 @router.post("/items/records", response_model=IngestOut, tags=["items"])

@@ -265,7 +265,10 @@ function renderProse(data) {
   box.replaceChildren();
   for (const s of prose.sentences || []) {
     const span = el("span", { class: s.verified === false ? "unverified" : "" }, s.text);
-    if (s.verified === false) span.title = "could not verify this sentence against its sources";
+    // "verified" is a provenance claim, never a truth claim: say exactly that where the reader sees the mark
+    span.title = s.safety && s.safety.length ? `flagged, not verified: ${s.safety.join("; ")}`
+      : s.verified === false ? "could not verify this sentence against its sources"
+      : "verified: this sentence appears in the cited source (not a claim that it is true)";
     box.append(span, ...(s.citations || []).map(cite), " ");
   }
   box.hidden = box.childNodes.length === 0;
