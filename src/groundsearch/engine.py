@@ -248,8 +248,14 @@ class Engine:
             return []
 
     def health(self) -> dict[str, Any]:
+        """``status`` is ``degraded`` while a derived index cannot serve (damaged, or being rebuilt from
+        SQLite); ``indexes`` says which, and which one was rebuilt since the store opened, and why."""
+        index_health = getattr(self.store, "index_health", None)  # derived indexes exist in the embedded store
+        indexes = index_health() if index_health is not None else {}
+        serving = all(i.get("state") in ("ok", "rebuilt") for i in indexes.values())
         return {
-            "status": "ok",
+            "status": "ok" if serving else "degraded",
+            "indexes": indexes,
             "items": self.store.count(),
             "chunks": self.store.count_chunks(),
             "embedder": self.embedder.model_id,

@@ -19,9 +19,11 @@
     │   ├── ModelFileMismatch       a bundled model file's SHA-256 differs from the recorded one
     │   ├── EmbeddingFailed         the embedder cannot run; HTTP 503, never partial results
     │   └── LLMError                an LLM call failed (timeout, invalid output, unreachable)
-    └── StoreError                  the store cannot serve (corrupt index, unreachable server)
+    └── StoreError                  the store cannot serve (corrupt database, unreachable server)
         ├── SchemaTooNew            the database was migrated by a newer groundsearch
-        └── StoreUnavailable        connection refused, extension missing, …
+        ├── StoreUnavailable        connection refused, extension missing, …
+        └── IndexUnavailable        a derived index (keyword, vectors) is damaged or being rebuilt; search
+                                    answers from the other leg and says so
 
 Messages are fixed and actionable: they say what was wrong and what to do. Interfaces map this tree to
 their own vocabulary once (HTTP codes in the API, exit codes in the CLI) and nowhere else.
@@ -37,6 +39,7 @@ __all__ = [
     "EmbeddingFailed",
     "Forbidden",
     "GroundsearchError",
+    "IndexUnavailable",
     "IngestError",
     "IngestStopped",
     "InvalidFilter",
@@ -150,3 +153,7 @@ class SchemaTooNew(StoreError):
 
 class StoreUnavailable(StoreError):
     code = "STORE_UNAVAILABLE"
+
+
+class IndexUnavailable(StoreError):
+    code = "INDEX_UNAVAILABLE"

@@ -1,13 +1,15 @@
 """The ``groundsearch`` command line: parse, call ``Engine``, format. No retrieval logic lives here.
 
 Exit codes: 0 success; 1 the work ran but something failed (e.g. some files could not be ingested);
-2 bad input or usage (the message names the problem); 3 not found; 4 configuration or model problem.
+2 bad input or usage (the message names the problem); 3 not found; 4 configuration, model or store problem
+(a damaged, locked or too-new store).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..errors import ConfigError, GroundsearchError, InvalidInput, ModelError, NotFound
+from ..errors import ConfigError, GroundsearchError, InvalidInput, ModelError, NotFound, StoreError
 from ..settings import Settings, load_settings
 from ..types import SearchRequest
 from .chart_text import chart_lines, unsupported_line
@@ -34,7 +36,7 @@ def exit_code(exc: GroundsearchError) -> int:
         return 2
     if isinstance(exc, NotFound):
         return 3
-    if isinstance(exc, (ConfigError, ModelError)):
+    if isinstance(exc, (ConfigError, ModelError, StoreError)):
         return 4
     return 1
 
@@ -52,6 +54,18 @@ def handles_errors(fn: F) -> F:
         except ValueError as exc:  # pydantic validation of a request
             err.print(f"[bold red]error:[/] {exc}", highlight=False)
             sys.exit(2)
+        except sqlite3.DatabaseError as exc:  # the truth itself is damaged: nothing to rebuild it from
+            err.print(f"[bold red]error:[/] the database is damaged or unreadable ({exc}); restore it from a "
+                      "backup or re-ingest into a new data directory", highlight=False)
+            sys.exit(4)
+        except BaseException as exc:
+            from ..store.index_check import is_panic
+
+            if not is_panic(exc):
+                raise
+            err.print(f"[bold red]error:[/] a native library failed ({exc}); a damaged index is the usual cause",
+                      highlight=False)
+            sys.exit(4)
 
     return wrapper  # type: ignore[return-value]
 

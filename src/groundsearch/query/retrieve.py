@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from ..errors import EmbeddingFailed
+from ..errors import EmbeddingFailed, IndexUnavailable
 from ..models.base import Embedder
 from ..settings import RetrievalSettings
 from ..store.base import Store
@@ -115,19 +115,27 @@ class Retriever:
         wants_vector = "vector" in plan.legs and plan.profile != "keyword"
         wants_graph = "graph" in plan.legs and not single_leg and bool(plan.graph_seeds)
 
+        degraded: list[str] = []
+
         def keyword() -> tuple[list[Hit], bool, float]:
             t = time.perf_counter()
-            page = self.store.keyword_search(plan.query, f, leg_limit, leg_offset)
+            try:
+                page = self.store.keyword_search(plan.query, f, leg_limit, leg_offset)
+            except IndexUnavailable as exc:  # damaged or rebuilding: the vector leg answers alone, and says so
+                degraded.append(f"keyword index unavailable, vector leg only: {exc.message}")
+                return [], False, (time.perf_counter() - t) * 1000
             return list(page.hits), page.has_more, (time.perf_counter() - t) * 1000
 
         def vector() -> tuple[list[Hit], bool, float]:
             t = time.perf_counter()
             vec = self.embed_query(plan.query)
             latency["embed"] = (time.perf_counter() - t) * 1000
-            page = self.store.vector_search(vec, f, leg_limit, leg_offset)
+            try:
+                page = self.store.vector_search(vec, f, leg_limit, leg_offset)
+            except IndexUnavailable as exc:
+                degraded.append(f"vector index unavailable, keyword leg only: {exc.message}")
+                return [], False, (time.perf_counter() - t) * 1000
             return list(page.hits), page.has_more, (time.perf_counter() - t) * 1000
-
-        degraded: list[str] = []
 
         def graph() -> tuple[list[Hit], bool, float]:
             t = time.perf_counter()

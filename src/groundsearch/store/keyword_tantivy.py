@@ -16,6 +16,12 @@ The index is derived: it records the last change-log ``seq`` it applied in ``app
 after tantivy's commit, so a crash in between only causes an idempotent re-apply: every apply deletes
 the keys it is about to add first).
 
+Damage: tantivy does not check its files' checksums when it opens or reads them, and random bytes in a
+segment panic inside Rust (``pyo3_runtime.PanicException``, a ``BaseException``) or silently change scores.
+So :func:`verify_files` checks every segment file's CRC-32 footer before the index is opened (measured in
+/work/notes/bench-corruption.md), the store compares the document count with SQLite's chunk count, and a
+failure during a search marks the index ``damaged`` (the store rebuilds it from SQLite) instead of escaping.
+
 Single writer: tantivy holds a lock file while an ``IndexWriter`` lives; a second writer fails with
 :class:`~groundsearch.errors.StoreError`. Read-only instances reload automatically on commit.
 """
@@ -31,8 +37,9 @@ from pathlib import Path
 
 import tantivy
 
-from ..errors import StoreError
+from ..errors import IndexUnavailable, StoreError
 from ..types import SearchFilter
+from .index_check import is_panic, verify_files
 from .sqlite_schema import casefold_value
 
 __all__ = [
@@ -172,34 +179,65 @@ class KeywordIndex:
         self._writer = writer
         self._schema = index.schema
         self.applied_seq = applied_seq
+        self.damaged: str | None = None  # set when the index cannot serve: searches raise IndexUnavailable
+        self.repair: str | None = None  # why it was last wiped and rebuilt (for health)
 
     @classmethod
     def open(cls, path: Path, *, writable: bool) -> KeywordIndex:
+        """Open the index in ``path``. Damaged files (see :func:`verify_files`) are wiped by a writer, which
+        then finds an empty index at seq 0 and rebuilds it from SQLite (``repair`` says why); a reader
+        cannot rebuild, so it gets an empty in-memory index marked ``damaged`` and searches refuse to run."""
         path.mkdir(parents=True, exist_ok=True)
         state = _read_state(path)
+        repair = None
         if writable and state.get("format", FORMAT) != FORMAT:
             _wipe(path)
             state = {}
         if not writable and not tantivy.Index.exists(str(path)):
             raise StoreError(f"keyword index missing at {path}; open the store once for writing to build it")
-        try:
+        problem = verify_files(path)
+        index = None
+        if problem is None:
+            try:
+                index = tantivy.Index(build_schema(), path=str(path), reuse=True)
+            except BaseException as exc:  # ValueError from tantivy, or a panic on a damaged meta.json
+                if not is_panic(exc) and not isinstance(exc, (OSError, ValueError)):
+                    raise
+                problem = f"cannot be opened ({_first_line(exc)})"
+        if problem is not None:
+            if not writable:
+                found = cls(path, tantivy.Index(build_schema()), None, 0)
+                found.damaged = f"the keyword index at {path} is damaged: {problem}; the writer process rebuilds it"
+                return found
+            repair = f"the keyword index at {path} was damaged ({problem}); rebuilt it from SQLite"
+            _wipe(path)
+            state = {}
             index = tantivy.Index(build_schema(), path=str(path), reuse=True)
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"keyword index at {path} cannot be opened ({exc}); delete that folder to rebuild it")
+        assert index is not None
         writer = None
         if writable:
-            try:
-                writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
-            except ValueError as exc:
-                if "LockBusy" in str(exc):
-                    raise StoreError(
-                        f"another process has the store at {path.parent} open for writing; "
-                        "only one writer at a time (open it read-only to search)"
-                    ) from None
-                raise StoreError(f"keyword index at {path} cannot be written: {exc}") from None
+            writer = _open_writer(index, path)
         else:
             index.config_reader(reload_policy="commit")
-        return cls(path, index, writer, int(state.get("seq", 0)))
+        found = cls(path, index, writer, int(state.get("seq", 0)))
+        found.repair = repair
+        return found
+
+    def wipe(self, why: str) -> None:
+        """Drop every file and start an empty index at seq 0 (the caller then rebuilds it from SQLite).
+
+        Searches still holding the old index keep reading their mmapped, now unlinked, files; a failure
+        there is not blamed on the new index (see :meth:`search`)."""
+        self._require_writer()
+        self.close()
+        _wipe(self.path)
+        index = tantivy.Index(build_schema(), path=str(self.path), reuse=True)
+        self._writer = _open_writer(index, self.path)
+        self._index = index
+        self.applied_seq = 0
+        self.damaged = None
+        self.repair = why
+        _write_state(self.path, {"format": FORMAT, "seq": 0})
 
     # ---------------------------------------------------------------------------------------- writes
 
@@ -234,21 +272,37 @@ class KeywordIndex:
 
     def search(self, terms: Sequence[str], f: SearchFilter, limit: int,
                offset: int) -> tuple[list[int | None], list[float]]:
-        """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset`` (a key is
-        ``None`` where tantivy has no fast-field value; the caller drops it).
+        """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset``.
+        Raises :class:`~groundsearch.errors.IndexUnavailable` when the index is damaged.
 
         Two parallel lists, as tantivy-py hands them over: the store zips them into ``(key, score)`` hits
         in one C-level pass (:func:`groundsearch.store.sqlite._hits`, shared with the vector leg).
         """
         if limit <= 0:
             return [], []
-        searcher = self._index.searcher()
-        query = compile_query(self._schema, terms, f, inert_clauses(searcher, f))
-        hits = searcher.search(query, limit, count=False, offset=offset).hits
-        if not hits:
-            return [], []
-        scores, addresses = zip(*hits)
-        return searcher.fast_field_values("key", list(addresses)), list(scores)
+        if self.damaged is not None:
+            raise IndexUnavailable(self.damaged)
+        index = self._index
+        try:
+            searcher = index.searcher()
+            query = compile_query(self._schema, terms, f, inert_clauses(searcher, f))
+            hits = searcher.search(query, limit, count=False, offset=offset).hits
+            if not hits:
+                return [], []
+            scores, addresses = zip(*hits)
+            keys = searcher.fast_field_values("key", list(addresses))
+        except BaseException as exc:  # a panic or an I/O error inside tantivy: damaged files, not bad input
+            if not (is_panic(exc) or isinstance(exc, (OSError, ValueError))):
+                raise
+            raise self._fail(index, f"a search failed inside tantivy ({_first_line(exc)})") from None
+        if None in keys:  # every document is written with a key: a missing one means a damaged fast field
+            raise self._fail(index, "a document has lost its chunk key (damaged fast field)")
+        return keys, list(scores)
+
+    def _fail(self, index: tantivy.Index, problem: str) -> IndexUnavailable:
+        if index is self._index and self.damaged is None:  # a stale index failing says nothing of a rebuilt one
+            self.damaged = f"the keyword index at {self.path} is damaged: {problem}"
+        return IndexUnavailable(self.damaged or problem)
 
     def reload(self) -> None:
         self._index.reload()
@@ -264,8 +318,28 @@ class KeywordIndex:
         if self._writer is not None:
             try:
                 self._writer.wait_merging_threads()  # consumes the writer and releases the lock file
+            except BaseException as exc:  # merging a damaged segment can panic; the lock goes with the writer
+                if not is_panic(exc) and not isinstance(exc, ValueError):
+                    raise
             finally:
                 self._writer = None
+
+
+def _open_writer(index: tantivy.Index, path: Path) -> tantivy.IndexWriter:
+    try:
+        return index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+    except ValueError as exc:
+        if "LockBusy" in str(exc):
+            raise StoreError(
+                f"another process has the store at {path.parent} open for writing; "
+                "only one writer at a time (open it read-only to search)"
+            ) from None
+        raise StoreError(f"keyword index at {path} cannot be written: {exc}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
 
 
 def _document(d: KeywordDoc) -> tantivy.Document:
@@ -286,9 +360,12 @@ def _document(d: KeywordDoc) -> tantivy.Document:
 
 def _read_state(path: Path) -> dict[str, int]:
     try:
-        return json.loads((path / "applied.json").read_text())
+        state = json.loads((path / "applied.json").read_text())
     except (OSError, ValueError):
         return {}
+    if not isinstance(state, dict) or any(not isinstance(state.get(k, 0), int) for k in ("format", "seq")):
+        return {}  # damaged but still JSON: seq 0, so the index is rebuilt from every chunk
+    return state
 
 
 def _write_state(path: Path, state: dict[str, int]) -> None:

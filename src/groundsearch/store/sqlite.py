@@ -12,6 +12,11 @@ log. A process killed in between leaves indexes that are merely behind; the next
 log into them. Results are always hydrated from SQLite, so a hit whose item is gone is dropped, never
 returned.
 
+Damage: the derived indexes are checked when the store opens (tantivy's per-file CRC-32s, the saved
+graph's SHA-256, the keyword document count against SQLite's) and rebuilt from SQLite when they fail; a
+keyword index found damaged by a search is rebuilt in the background while searches answer from the
+vector leg. :meth:`SQLiteStore.index_health` says which index was rebuilt and why.
+
 Processes: **one writer at a time** per data directory. The writer holds tantivy's index lock for its
 whole life; a second ``open`` for writing raises :class:`~groundsearch.errors.StoreError`. Any number of
 ``read_only=True`` instances may search concurrently; they notice the writer's commits through
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -31,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidInput, SchemaTooNew, StoreError
+from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import sqlite_graph as graph
 from .base import page_from
@@ -46,6 +52,8 @@ from .text import analyze
 from .vectors import VectorIndex, exact_search
 
 __all__ = ["SQLiteStore"]
+
+log = logging.getLogger("groundsearch.store")
 
 _USER_META = "user."  # callers' keys live beside the store's own (schema_version, dim) without clashing
 
@@ -76,6 +84,8 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._data_version = self._pragma_data_version()
         self._closed = False
+        self._rebuild: threading.Thread | None = None
+        self._stopping = False  # set by close(): a background rebuild stops at its next batch
 
     @classmethod
     def open(cls, data_dir: Path, dim: int, *, exact_vector_max: int = 200_000, read_only: bool = False) -> SQLiteStore:
@@ -96,8 +106,17 @@ class SQLiteStore:
             with store._lock:
                 store._derived.load_vectors()
                 if not read_only:
+                    if keyword.repair:
+                        log.warning("keyword index: %s", keyword.repair)
                     store._derived.catch_up_keyword()
                     vectors.checkpoint(force=True)
+                miscount = store._derived.check_keyword_count()
+                if miscount is not None:
+                    why = f"the keyword index at {keyword.path} disagreed with SQLite ({miscount})"
+                    if read_only:
+                        keyword.damaged = f"{why}; the writer process rebuilds it"
+                    else:
+                        store._derived.rebuild_keyword(f"{why}; rebuilt it from SQLite")
         except BaseException:
             keyword.close()
             raise
@@ -210,8 +229,49 @@ class SQLiteStore:
             return Page(hits=(), offset=offset, has_more=False)
         with self._lock:
             self._refresh()
-        keys, scores = self._keyword.search(terms, filter, limit + 1, offset)
+        try:
+            keys, scores = self._keyword.search(terms, filter, limit + 1, offset)
+        except IndexUnavailable:
+            self._start_keyword_rebuild()
+            raise
         return page_from(_hits(keys, scores), offset, limit)
+
+    def _start_keyword_rebuild(self) -> None:
+        """The writer rebuilds a keyword index a search found damaged, in the background: the vector leg
+        keeps answering meanwhile, and the lock is only held per batch (see ``rebuild_keyword``)."""
+        with self._lock:
+            if self.read_only or self._stopping or self._derived.rebuilding_keyword or self._rebuild is not None:
+                return
+            why = self._keyword.damaged or "the keyword index failed a search"
+
+            def run() -> None:
+                try:
+                    self._derived.rebuild_keyword(f"{why}; rebuilt it from SQLite", self._lock, lambda: self._stopping)
+                except BaseException as exc:  # noqa: BLE001 — a background thread has no caller to tell
+                    log.error("keyword index rebuild failed: %s", exc)
+                finally:
+                    self._rebuild = None
+
+            self._rebuild = threading.Thread(target=run, name="groundsearch-keyword-rebuild", daemon=True)
+            self._rebuild.start()
+
+    def index_health(self) -> dict[str, dict[str, str]]:
+        """Each derived index's state — ``ok``, ``rebuilt`` (damaged, rebuilt from SQLite), ``rebuilding``
+        or ``unavailable`` (damaged; a reader waits for the writer) — and why."""
+        kw, vi = self._keyword, self._vectors
+        with self._lock:
+            rebuilding = self._derived.rebuilding_keyword
+            if rebuilding:
+                kstate = "rebuilding"
+            elif kw.damaged:
+                kstate = "unavailable"
+            else:
+                kstate = "rebuilt" if kw.repair else "ok"
+            return {
+                "keyword": {"state": kstate, "detail": kw.damaged or kw.repair or ""},
+                "vectors": {"state": "rebuilt" if vi.repair else "ok", "detail": vi.repair or "",
+                            "search": "hnsw" if vi.uses_hnsw else "exact"},
+            }
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -370,6 +430,10 @@ class SQLiteStore:
     # ================================================================================ lifecycle
 
     def close(self) -> None:
+        self._stopping = True
+        rebuild = self._rebuild
+        if rebuild is not None:  # let a background rebuild finish its batch and stop
+            rebuild.join(30)
         with self._lock:
             if self._closed:
                 return

@@ -9,17 +9,26 @@ The log is trimmed only behind what every persisted index has applied, keeping a
 ``LOG_RETAIN`` entries for readers in other processes; a reader that falls further behind than the
 tail reloads its vectors from SQLite instead of replaying.
 
-Callers hold the store's lock; nothing here is thread-safe on its own.
+A damaged keyword index is rebuilt from SQLite by :meth:`DerivedIndexes.rebuild_keyword`, the one
+method that takes the store's lock itself (per batch), so a rebuild in the background of a serving store
+lets searches (vector leg only, with a ``degraded`` note) and writes go on between batches.
+
+Callers hold the store's lock; nothing else here is thread-safe on its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from ..errors import StoreError
 from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
 from .text import keyword_terms
 from .vectors import NO_DATE, VectorIndex, VectorRows
@@ -29,6 +38,8 @@ __all__ = ["LOG_RETAIN", "DerivedIndexes"]
 SYNC_BATCH = 20_000  # chunks per keyword-index commit while catching up (bounds memory on a full rebuild)
 LOAD_BATCH = 50_000  # rows per fetch when loading vectors at open
 LOG_RETAIN = 200_000  # change-log tail kept for lagging readers (~10 MB of rows)
+
+log = logging.getLogger("groundsearch.store")
 
 
 class DerivedIndexes:
@@ -42,6 +53,7 @@ class DerivedIndexes:
         self.vectors = vectors
         self.read_only = read_only
         self._trimmed_to = 0
+        self.rebuilding_keyword = False  # while set, writes leave the keyword index to the rebuild
 
     # ---------------------------------------------------------------------------------------- log
 
@@ -74,6 +86,8 @@ class DerivedIndexes:
     # ---------------------------------------------------------------------------------------- keyword
 
     def catch_up_keyword(self) -> None:
+        if self.rebuilding_keyword:
+            return  # the rebuild replays every change made meanwhile when it finishes
         top = self.max_seq()
         if self.keyword.applied_seq > top or not self._log_covers(self.keyword.applied_seq):
             self.keyword.reset()  # ahead of the truth, or behind the trimmed log: rebuild from every chunk
@@ -90,6 +104,57 @@ class DerivedIndexes:
             present = {d.key for d in docs}
             last = start + SYNC_BATCH >= len(keys)
             self.keyword.apply(top if last else self.keyword.applied_seq, [k for k in batch if k not in present], docs)
+
+    def check_keyword_count(self) -> str | None:
+        """Whether the keyword index holds one document per chunk, when it claims to be level with the log.
+
+        Checksums cannot catch a ``meta.json`` edited into another valid one (a changed ``max_doc``); the
+        count can, for the price of one ``count(*)``."""
+        if self.keyword.damaged is not None or self.keyword.applied_seq != self.max_seq():
+            return None
+        (chunks,) = self._conn.execute("SELECT count(*) FROM chunks").fetchone()
+        docs = self.keyword.searcher().num_docs
+        return None if docs == chunks else f"it holds {docs} documents for {chunks} chunks"
+
+    def rebuild_keyword(self, why: str, lock: threading.RLock | None = None,
+                        closed: Callable[[], bool] = lambda: False) -> None:
+        """Wipe the keyword index and index every chunk again from SQLite.
+
+        Without ``lock`` the caller holds the store's lock throughout (at open). With it, the lock is
+        taken per batch of ``SYNC_BATCH`` chunks; meanwhile the index refuses searches (``damaged``) and
+        :meth:`catch_up_keyword` stands aside, and the changes committed during the rebuild are replayed at
+        the end. The seq stays 0 until the last batch, so a crash mid-way means a full rebuild at next open.
+        """
+        hold: Callable[[], contextlib.AbstractContextManager[object]] = (
+            (lambda: lock) if lock is not None else contextlib.nullcontext)  # type: ignore[assignment,return-value]
+        started = time.perf_counter()
+        with hold():
+            self.rebuilding_keyword = True
+            try:
+                self.keyword.wipe(why)
+                self.keyword.damaged = f"the keyword index is being rebuilt from SQLite ({why})"
+                top = self.max_seq()
+                keys = [k for (k,) in self._conn.execute("SELECT key FROM chunks ORDER BY key")]
+            except BaseException:
+                self.rebuilding_keyword = False
+                raise
+        try:
+            for start in range(0, len(keys), SYNC_BATCH):
+                with hold():
+                    if closed():
+                        raise StoreError("the store was closed during the keyword rebuild")
+                    self.keyword.apply(0, [], self._keyword_docs(keys[start : start + SYNC_BATCH]))
+            with hold():
+                self.keyword.apply(top, [], [])
+                self.rebuilding_keyword = False
+                self.keyword.damaged = None
+                self.catch_up_keyword()
+        except BaseException as exc:
+            with hold():
+                self.rebuilding_keyword = False
+                self.keyword.damaged = f"rebuilding the keyword index failed ({exc}); reopen the store to retry"
+            raise
+        log.warning("keyword index: %s (%d chunks in %.1f s)", why, len(keys), time.perf_counter() - started)
 
     def _keyword_docs(self, keys: Sequence[int]) -> list[KeywordDoc]:
         rows = self._conn.execute(
@@ -121,8 +186,12 @@ class DerivedIndexes:
             "ORDER BY c.key",
             params,
         )
+        width = 4 * self.dim
         while batch := cur.fetchmany(LOAD_BATCH):
             cols = list(zip(*batch))
+            if any(len(blob) != width for blob in cols[1]):  # the truth itself is damaged: nothing to rebuild from
+                raise StoreError(f"the database holds a chunk vector that is not {self.dim} float32 values; "
+                                 "it is damaged — restore it from a backup or re-ingest into a new data directory")
             yield VectorRows(
                 keys=np.asarray(cols[0], dtype=np.int64),
                 vectors=np.frombuffer(b"".join(cols[1]), dtype="<f4").reshape(len(batch), self.dim).astype(np.float32),

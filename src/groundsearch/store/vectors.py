@@ -18,7 +18,9 @@ sorted and key → row is a binary search instead of a million-entry dict.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,9 +37,13 @@ from ..types import STATUSES, SearchFilter
 
 __all__ = ["NO_DATE", "VectorIndex", "VectorRows", "exact_search"]
 
+log = logging.getLogger("groundsearch.store")
+
 NO_DATE = np.iinfo(np.int32).min  # undated rows never satisfy a date bound
 _STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
-_FORMAT = 1
+# 2: applied.json carries the graph file's size and SHA-256. A graph without them (format 1) cannot be
+# checked before usearch parses it — and usearch handed damaged bytes can SIGSEGV — so it is rebuilt.
+_FORMAT = 2
 # HNSW knobs, measured on 10k 384-d vectors on this machine: the graph stores int8
 # vectors (5× faster to build than f32 at ef_construction=64 vs 128, ¼ of the memory) and only proposes
 # candidates — every candidate is re-scored exactly from the float32 matrix, and at least _MIN_CANDIDATES
@@ -75,6 +81,7 @@ class VectorIndex:
         self.directory = directory
         self.applied_seq = 0
         self._saved_seq: int | None = None  # seq of the graph file on disk, if there is one
+        self.repair: str | None = None  # why the saved graph was not used and was rebuilt (for health)
         self.clear()
 
     def clear(self) -> None:
@@ -210,8 +217,13 @@ class VectorIndex:
         if state.get("format") == _FORMAT and state.get("dim") == self.dim and path.exists():
             saved = int(state.get("seq", 0))
             if saved <= self.applied_seq and log_covers(saved):
-                graph = _hnsw_class().restore(str(path), view=False)
-                self._saved_seq = saved
+                graph, problem = _restore_verified(path, state, self.dim)
+                if problem is not None:
+                    self.repair = f"the HNSW graph {path} {problem}; rebuilt it from the vectors in SQLite"
+                    log.warning("vector index: %s", self.repair)
+                    self._saved_seq = None
+                else:
+                    self._saved_seq = saved
         if graph is None:
             self._build_hnsw()
             return
@@ -235,9 +247,14 @@ class VectorIndex:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         tmp = self.directory / "hnsw.usearch.tmp"
-        self._hnsw.save(str(tmp))
+        data = bytes(self._hnsw.save())
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # the checksum recorded next must describe bytes that are on disk
         os.replace(tmp, self.directory / "hnsw.usearch")
-        _write_state(self.directory, {"format": _FORMAT, "dim": self.dim, "seq": self.applied_seq})
+        _write_state(self.directory, {"format": _FORMAT, "dim": self.dim, "seq": self.applied_seq,
+                                      "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
         self._saved_seq = self.applied_seq
         self._unsaved = 0
 
@@ -360,11 +377,35 @@ def _exact_rows(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return pos[sorted_keys[pos] == keys]
 
 
-def _read_state(directory: Path) -> dict[str, int]:
+def _restore_verified(path: Path, state: dict, dim: int) -> tuple[HNSW | None, str | None]:
+    """The saved graph, or ``(None, what is wrong with it)``. usearch only ever sees bytes whose size and
+    SHA-256 match what :meth:`VectorIndex.checkpoint` recorded: it trusts its input, and random bytes in a
+    graph file crash the interpreter (SIGSEGV) or quietly change the candidates a search proposes.
+    Hashing costs ~1 s per GB read; see /work/notes/bench-corruption.md for the figure at 100k chunks."""
     try:
-        return json.loads((directory / "applied.json").read_text())
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    if len(data) != state.get("bytes") or hashlib.sha256(data).hexdigest() != state.get("sha256"):
+        return None, "failed its checksum (damaged or changed since it was written)"
+    try:
+        graph = _hnsw_class().restore(data, view=False)
+    except (ValueError, RuntimeError, OSError) as exc:
+        return None, f"could not be loaded ({exc})"
+    if graph is None or graph.ndim != dim:
+        return None, "holds a graph of another shape"
+    return graph, None
+
+
+def _read_state(directory: Path) -> dict:
+    try:
+        state = json.loads((directory / "applied.json").read_text())
     except (OSError, ValueError):
         return {}
+    ints = ("format", "dim", "seq", "bytes")
+    if not isinstance(state, dict) or any(not isinstance(state.get(k, 0), int) for k in ints):
+        return {}  # damaged but still JSON: treated as no saved graph, so it is rebuilt
+    return state
 
 
 def _write_state(directory: Path, state: dict[str, int]) -> None:

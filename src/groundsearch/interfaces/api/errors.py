@@ -2,7 +2,9 @@
 
 Every error response the API sends goes through :func:`error_response`, so clients parse one shape. Unexpected
 exceptions become a 500 whose message is redacted (internals never leak) but carries the request id that was
-logged with the traceback, so an operator can find it.
+logged with the traceback, so an operator can find it. That includes a Rust panic (pyo3's ``PanicException``
+derives from ``BaseException``, which Starlette's handlers never see): :class:`PanicGuard` turns it into the
+same 500 instead of letting uvicorn answer with a plain-text body.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ...errors import (
     AuthError,
@@ -28,8 +31,9 @@ from ...errors import (
     RateLimited,
     StoreUnavailable,
 )
+from ...store.index_check import is_panic
 
-__all__ = ["ErrorBody", "ErrorDetail", "error_response", "install_error_handlers", "status_for"]
+__all__ = ["ErrorBody", "ErrorDetail", "PanicGuard", "error_response", "install_error_handlers", "status_for"]
 
 log = logging.getLogger("groundsearch.api")
 
@@ -132,6 +136,39 @@ def body_error(exc: BaseException) -> tuple[str, dict[str, Any]]:
         {"field": "body", "message": "cannot be decoded as UTF-8 JSON", "type": "body_decode"}]})
 
 
+def internal_error(rid: str) -> JSONResponse:
+    return error_response(500, "INTERNAL", f"internal error; quote request id {rid} to the operator",
+                          {"request_id": rid}, headers={"X-Request-ID": rid})
+
+
+class PanicGuard:
+    """Answer a panic that escaped a handler with the documented 500 (before any byte of the response was
+    sent; a stream reports its own failure as an ``error`` event, see ``sse.py``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except BaseException as exc:
+            if not is_panic(exc) or started:
+                raise
+            rid = scope.get("state", {}).get("request_id", "-")
+            log.error("panic in %s %s (request id %s)", scope.get("method"), scope.get("path"), rid, exc_info=exc)
+            await internal_error(rid)(scope, receive, send)
+
+
 def install_error_handlers(app: Any) -> None:
     async def on_domain(request: Request, exc: GroundsearchError) -> JSONResponse:
         status = status_for(exc)
@@ -159,10 +196,10 @@ def install_error_handlers(app: Any) -> None:
         rid = request_id(request)
         log.error("unhandled error in %s %s (request id %s)", request.method, request.url.path, rid, exc_info=exc)
         # Sent by Starlette's outermost middleware, past the one that stamps ids: set the header here too.
-        return error_response(500, "INTERNAL", f"internal error; quote request id {rid} to the operator",
-                              {"request_id": rid}, headers={"X-Request-ID": rid})
+        return internal_error(rid)
 
     app.add_exception_handler(GroundsearchError, on_domain)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)
+    app.add_middleware(PanicGuard)  # inside BodyLimit (added later, so outer), which stamps the request id

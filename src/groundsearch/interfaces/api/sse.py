@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from ...errors import GroundsearchError
+from ...store.index_check import is_panic
 from ...types import Event
 
 __all__ = ["first_event", "sse_events"]
@@ -65,7 +66,9 @@ async def sse_events(events: Iterator[Event], first: Event | None, started: floa
             log.error("stream failed (request id %s)", request_id, exc_info=exc)
         yield {"event": "error", "data": _dumps({"error": {"code": code, "message": message,
                                                            "details": {"request_id": request_id}}})}
-    except Exception as exc:
+    except BaseException as exc:  # Exception, or a Rust panic (a BaseException); cancellation passes through
+        if not isinstance(exc, Exception) and not is_panic(exc):
+            raise
         log.error("stream failed (request id %s)", request_id, exc_info=exc)
         yield {"event": "error", "data": _dumps({"error": {
             "code": "INTERNAL", "message": f"internal error; quote request id {request_id}",
