@@ -33,7 +33,8 @@ def engine(tmp_path: Path):
 def ids_by_name(engine: Engine) -> dict[str, str]:
     from groundsearch.types import SearchRequest
 
-    hits = engine.retrieve(engine.plan(SearchRequest(query="guide gardening topic0", limit=50))).hits
+    _, plan = engine.answer_pipeline().plan(SearchRequest(query="guide gardening topic0", limit=50))
+    hits = engine.retrieve(plan).hits
     return {Path(h.item.source or "").name: h.item.id for h in hits}
 
 

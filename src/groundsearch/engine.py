@@ -8,11 +8,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, NotFound
-from .models.base import LLM, Embedder
-from .query.filters import request_filter, validate_query
+from .models.base import LLM, Embedder, Reranker
+from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
+from .query.filters import request_filter
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
@@ -20,8 +21,6 @@ from .types import (
     CollectionSpec,
     Event,
     Evidence,
-    EvidenceHit,
-    EvidenceOut,
     Item,
     PreviewHit,
     RetrievalPlan,
@@ -31,21 +30,24 @@ from .types import (
     SimilarHit,
 )
 
-__all__ = ["Engine"]
+if TYPE_CHECKING:
+    from .orchestrate import Orchestrator
 
-SNIPPET_CHARS = 320
+__all__ = ["Engine"]
 
 
 class Engine:
     """One open knowledge base. Create with :meth:`open`; close when done (or use ``with``)."""
 
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder, llm: LLM | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder, llm: LLM | None = None,
+                 reranker: Reranker | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.llm = llm
-        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections)
-        self._answer: Any = None  # the answer pipeline, built on first search (answer.pipeline.AnswerPipeline)
+        self.reranker = reranker
+        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker)
+        self._answer: Orchestrator | None = None  # built on first search
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -78,7 +80,12 @@ class Engine:
             from .models.llm import build_llm  # optional tier: only imported when configured
 
             llm = build_llm(settings.llm)
-        return cls(settings, store, embedder, llm)
+        reranker = None
+        if settings.retrieval.reranker != "none":
+            from .models.rerank import build_reranker  # optional stage: only imported when configured
+
+            reranker = build_reranker(settings, llm)
+        return cls(settings, store, embedder, llm, reranker)
 
     def close(self) -> None:
         self.retriever.close()
@@ -182,46 +189,27 @@ class Engine:
     def build_filter(self, request: SearchRequest, *, tenant: str | None = None) -> SearchFilter:
         return request_filter(self.settings.collections, request, tenant=tenant)
 
-    def plan(self, request: SearchRequest, *, tenant: str | None = None) -> RetrievalPlan:
-        """The plain retrieval plan for a request, without intent understanding."""
-        query = validate_query(request.query)
-        f = self.build_filter(request, tenant=tenant)
-        r = self.settings.retrieval
-        legs = ("keyword",) if request.profile == "keyword" else ("vector",) if request.profile == "vector" else (
-            "keyword", "vector")
-        return RetrievalPlan(
-            query=query,
-            collections=f.collections,
-            legs=legs,
-            profile=request.profile,
-            k_per_leg=r.k_per_leg,
-            rrf_k=r.rrf_k,
-            filter=f,
-            limit=request.limit,
-            offset=request.offset,
-            reasons=(f"profile {request.profile}", f"k per leg {r.k_per_leg}", f"rrf k {r.rrf_k}"),
-        )
-
     def retrieve(self, plan: RetrievalPlan) -> Evidence:
+        """Execute a plan made by :meth:`Orchestrator.plan` (the one planner)."""
         return self.retriever.retrieve(plan)
 
     def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
-        from .answer.pipeline import fold
+        from .orchestrate import fold
 
         return fold(self.stream(request, tenant=tenant))
 
-    def answer_pipeline(self) -> Any:
+    def answer_pipeline(self) -> Orchestrator:
         """The one orchestrator (classify → plan → retrieve → normalize → synthesize → audit), built once."""
         if self._answer is None:
             from functools import partial
 
-            from .answer.pipeline import AnswerPipeline
             from .models.llm import load_prompt
+            from .orchestrate import Orchestrator
             from .query.intent.cascade import IntentCascade
 
             cascade = IntentCascade(self.settings, self.embedder, self.llm)
-            self._answer = AnswerPipeline(self.settings, self.retriever, cascade, llm=self.llm,
-                                          load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
+            self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
+                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
 
     def clear_caches(self) -> dict[str, int]:
@@ -295,42 +283,3 @@ def open_store(settings: Settings, dim: int) -> Store:
     from .store.sqlite import SQLiteStore
 
     return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max)
-
-
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit)
-    return text[: cut if cut > limit // 2 else limit] + "…"
-
-
-def evidence_out(hit: EvidenceHit) -> EvidenceOut:
-    from .answer.safety import hit_flags, result_link
-
-    flags = hit_flags(hit)  # a passage that prompts for credentials does not get its address offered as the link
-    fields = {k: (list(v) if isinstance(v, tuple) else v.isoformat() if hasattr(v, "isoformat") else v)
-              for k, v in hit.item.fields.items()}
-    return EvidenceOut(
-        id=hit.chunk.id,
-        item_id=hit.item.id,
-        collection=hit.item.collection,
-        title=hit.item.title,
-        url=result_link(hit, flags),
-        date=hit.item.date,
-        snippet=snippet(hit.chunk.text),
-        heading_path=hit.chunk.heading_path,
-        fields=fields,
-        score=hit.score,
-        legs={ls.leg: {"rank": ls.rank, "score": ls.score} for ls in hit.legs},
-        safety=flags,
-    )
-
-
-def plan_dict(plan: RetrievalPlan) -> dict[str, Any]:
-    out = dataclasses.asdict(plan)
-    f = out["filter"]
-    for key in ("date_from", "date_to"):
-        if f[key] is not None:
-            f[key] = f[key].isoformat()
-    return out

@@ -1,17 +1,20 @@
-"""The one orchestrator: classify → plan → retrieve → gate → normalize → synthesize → audit, as events.
+"""The one orchestrator: classify → plan → retrieve → normalize → synthesize → audit, as events.
 
-Streaming and JSON share this code path: :meth:`AnswerPipeline.run` yields ``Event``s as each stage
+Streaming and JSON share this code path: :meth:`Orchestrator.run` yields ``Event``s as each stage
 finishes, and :func:`fold` turns that sequence into the ``SearchResponse`` (so the JSON answer is, by
 construction, what a streaming client saw). A stage that fails degrades the answer and says so in
 ``diagnostics.degraded``; only bad input (``InvalidInput``) and a failed embedder (``EmbeddingFailed``)
 propagate, because the caller must know (HTTP 400 / 503) and a partial answer would mislead.
+
+Everything retrieval does (legs, rewrites, rerank, the gate and its reformulation, horizon relaxation,
+merge) is decided by the pure planner and carried out by ``query.retrieve``; this module only sequences
+the stages. :meth:`Orchestrator.plan` is the same classify + plan that ``run`` does, for eval and bench.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -19,15 +22,19 @@ from typing import Any, Protocol
 
 from pydantic import TypeAdapter
 
-from ..errors import EmbeddingFailed, InvalidInput
-from ..models.base import LLM
-from ..query.filters import build_filter, validate_query
-from ..query.gate import GateOutcome, judge
-from ..query.planner import plan_retrieval
-from ..query.retrieve import Retriever, interleave_by_recency
-from ..query.rewrite import fuse_evidence, prf_terms, reformulate, sub_queries
-from ..settings import Settings
-from ..types import (
+from .answer.audit import audit
+from .answer.normalize import normalize
+from .answer.repair import repair
+from .answer.synthesize import Synthesis, synthesize
+from .errors import EmbeddingFailed, InvalidInput
+from .models.base import LLM
+from .presenters import evidence_out, plan_dict
+from .query.filters import build_filter, validate_query
+from .query.gate import judge
+from .query.planner import PlanProfile, plan_retrieval
+from .query.retrieve import Retriever
+from .settings import Settings
+from .types import (
     Diagnostics,
     Event,
     Evidence,
@@ -42,12 +49,8 @@ from ..types import (
     StructuredResult,
     Tier,
 )
-from .audit import audit
-from .normalize import normalize
-from .repair import repair
-from .synthesize import Synthesis, synthesize
 
-__all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "fold"]
+__all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "Orchestrator", "fold"]
 
 _RESULT = TypeAdapter(StructuredResult)
 _PASSTHROUGH = (InvalidInput, EmbeddingFailed)
@@ -85,7 +88,7 @@ def _fallback_intent(hints: Hints | None) -> Intent:
                   horizon_days=hints.horizon_days, tier="hint")
 
 
-class AnswerPipeline:
+class Orchestrator:
     """Runs one request end to end. Holds only long-lived collaborators; per-request state is local."""
 
     def __init__(
@@ -137,77 +140,21 @@ class AnswerPipeline:
         run.degraded.extend(evidence.degraded)
         return evidence
 
-    def _relax_horizon(self, plan: RetrievalPlan, evidence: Evidence, request: SearchRequest, run: _Run) -> Evidence:
-        """A horizon the intent guessed ("latest") must not empty a collection the user asked for: such a
-        collection is searched again without the date bound, and the answer says so."""
-        if plan.filter.date_from is None or (request.filters and "date_from" in request.filters):
-            return evidence
-        planned = plan.collections or tuple(self.specs)
-        present = {h.item.collection for h in evidence.hits}
-        empty = tuple(c for c in planned if c not in present)
-        if not empty or (not plan.collections and present):
-            return evidence
-        relaxed_plan = dataclasses.replace(
-            plan, collections=empty, pattern="agentic" if len(empty) > 1 else "pipeline",
-            filter=dataclasses.replace(plan.filter, date_from=None, collections=empty), offset=0)
-        relaxed = self._retrieve(relaxed_plan, run, "retrieve.relaxed")
-        if not relaxed.hits:
-            return evidence
-        room = math.ceil(plan.limit * len(empty) / len(planned))
-        kept = evidence.hits[: plan.limit - min(room, len(relaxed.hits))]
-        run.degraded.append(
-            f"retrieve: nothing in {', '.join(empty)} since {plan.filter.date_from.isoformat()}; "
-            f"showing its best matches from any date")
-        hits = kept + relaxed.hits[:room]
-        if plan.merge == "recency":
-            hits = tuple(interleave_by_recency(planned, hits))
-        return dataclasses.replace(evidence, hits=hits, has_more=evidence.has_more or relaxed.has_more)
+    def plan(self, request: SearchRequest, *, tenant: str | None = None,
+             profile: PlanProfile | None = None) -> tuple[Intent, RetrievalPlan]:
+        """Classify and plan one request exactly as :meth:`run` does (``profile``: a named eval retriever)."""
+        query = validate_query(request.query)
+        intent = self._classify(query, request.hints, _Run())
+        return intent, self._plan(intent, request, tenant, profile)
 
-    def _rewrite(self, plan: RetrievalPlan, intent: Intent, evidence: Evidence, run: _Run) -> Evidence:
-        if plan.rewrite == "none" or plan.offset:
-            return evidence
-        t = time.perf_counter()
-        runs = [evidence]
-        if plan.rewrite == "prf":
-            terms = prf_terms(plan.query, evidence.hits)
-            if terms:
-                expanded = f"{plan.query} {' '.join(terms)}"
-                runs.append(self._retrieve(dataclasses.replace(plan, query=expanded, legs=("keyword",),
-                                                               profile="keyword"), run, "rewrite.prf"))
-        elif plan.rewrite == "multi_query":
-            for sub in sub_queries(intent, plan.query):
-                runs.append(self._retrieve(dataclasses.replace(plan, query=sub), run, "rewrite.multi_query"))
-        run.lap("rewrite", t)
-        if len(runs) == 1:
-            return evidence
-        hits = fuse_evidence(runs, k=plan.rrf_k, limit=plan.limit)
-        return dataclasses.replace(evidence, hits=hits, has_more=any(r.has_more for r in runs))
-
-    def _gate(self, plan: RetrievalPlan, intent: Intent, evidence: Evidence, run: _Run) -> tuple[Evidence, GateOutcome]:
-        """Reformulate once when the best evidence is below the gate; if that fails too, keep the better
-        of the two and let normalize say "low confidence" over the broader results."""
-        outcome = judge(evidence.hits, plan.gate_threshold)
-        if outcome.passed:
-            return evidence, outcome
-        retry = reformulate(intent, plan.query)
-        if retry is None:
-            return evidence, outcome
-        t = time.perf_counter()
-        second = self._retrieve(dataclasses.replace(plan, query=retry), run, "gate.reformulate")
-        run.lap("gate.reformulate", t)
-        again = judge(second.hits, plan.gate_threshold)
-        if again.passed:
-            run.degraded.append(f"gate: reformulated the query as {retry!r} (the original found nothing relevant)")
-            return second, again
-        if again.best_score > outcome.best_score:
-            return second, again
-        return evidence, outcome
+    def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
+              profile: PlanProfile | None = None) -> RetrievalPlan:
+        return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
+                              embedder_id=self.retriever.embedder.model_id, profile=profile)
 
     # ---- the orchestrator -----------------------------------------------------------------------
 
     def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
-        from ..engine import evidence_out, plan_dict  # the engine's shared presenters (imported late: no cycle)
-
         run = _Run()
         query = validate_query(request.query)
         # Bad input must surface before the first event, so a streaming client gets a plain 400, not a
@@ -218,7 +165,7 @@ class AnswerPipeline:
                                "cache_hit": run.cache_hit, "model": run.model})
 
         t = time.perf_counter()
-        plan = plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today())
+        plan = self._plan(intent, request, tenant)
         run.lap("plan", t)
         yield Event("plan", plan_dict(plan))
 
@@ -226,9 +173,7 @@ class AnswerPipeline:
         evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
-        evidence = self._relax_horizon(plan, evidence, request, run)
-        evidence = self._rewrite(plan, intent, evidence, run)
-        evidence, gate = self._gate(plan, intent, evidence, run)
+        gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
         run.lap("retrieve", t)
         for leg in ("keyword", "vector"):
             if leg in plan.legs:
@@ -280,7 +225,8 @@ class AnswerPipeline:
 
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
-                                  latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan))
+                                  latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
+                                  gate=dataclasses.asdict(gate))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
 
@@ -306,3 +252,6 @@ def fold(events: Iterable[Event]) -> SearchResponse:
             body["diagnostics"] = Diagnostics.model_validate(data["diagnostics"])
     body["structured_results"] = tuple(body["structured_results"])
     return SearchResponse(**body)
+
+
+AnswerPipeline = Orchestrator  # the name tests and older callers use

@@ -63,7 +63,14 @@ class RetrievalSettings(_Frozen):
     # Up to this many vectors the vector leg scans exactly (always full filtered pages, perfect recall);
     # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
     exact_vector_max: int = Field(default=200_000, ge=0)
-    gate_threshold: float = Field(default=0.0, ge=0, le=1)
+    # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
+    gate_threshold: float | None = Field(default=None, ge=0, le=1)
+    gate_depth: int = Field(default=10, ge=1, le=1000)
+    # The reranker slot, chosen by configuration: "none", "e5" (bi-encoder re-scoring), "llm" (the configured
+    # OpenAI-compatible endpoint scores passages), "onnx" (a BERT-style cross-encoder at rerank_model_path).
+    reranker: Literal["none", "e5", "llm", "onnx"] = "none"
+    rerank_depth: int = Field(default=30, ge=1, le=200)
+    rerank_model_path: Path | None = None
 
 
 class IntentSettings(_Frozen):
@@ -223,6 +230,10 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "K_PER_LEG": "retrieval.k_per_leg",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
         "EXACT_VECTOR_MAX": "retrieval.exact_vector_max",
+        "GATE_THRESHOLD": "retrieval.gate_threshold",
+        "RERANKER": "retrieval.reranker",
+        "RERANK_DEPTH": "retrieval.rerank_depth",
+        "RERANK_MODEL_PATH": "retrieval.rerank_model_path",
         "LLM_BASE_URL": "llm.base_url",
         "LLM_API_KEY": "llm.api_key",
         "LLM_DIALECT": "llm.dialect",

@@ -204,7 +204,7 @@ class EntityEdge:
 Leg = Literal["keyword", "vector", "graph"]
 Profile = Literal["rrf", "weighted", "keyword", "vector"]
 MergeRule = Literal["fused_score", "recency"]
-Rewrite = Literal["none", "hyde", "multi_query", "prf"]
+Rewrite = Literal["none", "hyde", "multi_query", "prf", "rocchio"]  # prf: keyword expansion (RM3-style); rocchio: dense
 RetrievalPattern = Literal["pipeline", "agentic", "kg", "hybrid"]
 
 
@@ -231,6 +231,11 @@ class RetrievalPlan:
     gate_threshold: float = 0.0
     reasons: tuple[str, ...] = ()  # one line per decision, printed by --explain
     graph_seeds: tuple[str, ...] = ()  # normalised entity names the graph leg's PageRank restarts from
+    rerank_depth: int = 0  # how many fused candidates the configured reranker re-scores
+    sub_queries: tuple[str, ...] = ()  # multi_query: each retrieved on its own, fused with the query by RRF
+    gate_depth: int = 10  # the gate judges the fused top-N before paging, so every page gets one verdict
+    reformulation: str | None = None  # the gate's one retry when the first candidates fail it
+    relax_horizon: bool = False  # a guessed horizon that leaves a planned collection empty is dropped for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,12 +260,24 @@ class EvidenceHit:
 
 
 @dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """The relevance gate's judgement of a result set (``query.gate``); one per request, whatever the page."""
+
+    best_score: float
+    threshold: float
+    passed: bool
+    measured: bool = True  # False: no cosine to judge by (keyword-only evidence, or no evidence)
+    reformulated: str | None = None  # the retry query whose candidates were kept, if any
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     plan: RetrievalPlan
     hits: tuple[EvidenceHit, ...]
     has_more: bool
     latency_ms: Mapping[str, float] = field(default_factory=dict)
     degraded: tuple[str, ...] = ()
+    gate: GateVerdict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,6 +513,7 @@ class Diagnostics(BaseModel):
     latency_ms: dict[str, float] = {}
     degraded: tuple[str, ...] = ()
     plan: dict[str, Any] | None = None
+    gate: dict[str, Any] | None = None  # the relevance gate's verdict on the fused top-N (same on every page)
 
 
 class SearchResponse(BaseModel):

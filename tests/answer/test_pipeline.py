@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from groundsearch.answer.pipeline import NOTHING_RELEVANT, AnswerPipeline, fold
+from groundsearch.orchestrate import NOTHING_RELEVANT, AnswerPipeline, fold
 from groundsearch.engine import Engine
 from groundsearch.errors import EmbeddingFailed, InvalidFilter, InvalidQuery, StoreUnavailable
 from groundsearch.models.fake import HashEmbedder, ScriptedLLM
@@ -125,7 +125,7 @@ def test_gate_reformulates_once_then_downgrades(engine: Engine) -> None:
     assert kinds[0] == "low-confidence" and "table" in kinds[1:]
     low = response.structured_results[0]
     assert low.threshold == 0.99 and low.best_score < 0.99
-    assert "gate.reformulate" in response.diagnostics.latency_ms
+    assert "retrieve.gate.reformulate" in response.diagnostics.latency_ms
     assert response.results, "the broader results are still shown"
     assert response.prose.text == NOTHING_RELEVANT  # not a quote of irrelevant evidence posing as an answer
 
@@ -161,6 +161,8 @@ def test_failed_embedder_propagates(engine: Engine) -> None:
 
 def test_store_failure_degrades_instead_of_failing(engine: Engine) -> None:
     class DownRetriever:
+        embedder = HashEmbedder()
+
         def retrieve(self, plan: Any) -> Any:
             raise StoreUnavailable("connection refused")
 
@@ -205,7 +207,7 @@ def test_graph_leg_runs_for_comparisons(engine: Engine) -> None:
     plan = response.diagnostics.plan
     assert "graph" in plan["legs"] and plan["graph_seeds"][:2] == ["hnsw", "rag"]
     assert any("graph" in r.legs for r in response.results)
-    assert plan["rewrite"] == "multi_query" and "rewrite" in response.diagnostics.latency_ms
+    assert plan["rewrite"] == "multi_query" and "retrieve.rewrite" in response.diagnostics.latency_ms
 
 
 def test_chart_and_unsupported_events(engine: Engine) -> None:

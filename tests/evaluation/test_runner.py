@@ -37,7 +37,8 @@ def test_every_retriever_ranks_and_scores(beir_dir: Path, tmp_path: Path) -> Non
         assert report.rankings["bm25s"][q][0] == report.rankings["bm25"][q][0]
     assert ("ingest", 6, 6) in seen and ("hybrid", 3, 3) in seen
     js = report.as_json()
-    assert set(js["results"]["dense"]) == {"ndcg@10", "recall@5", "recall@10", "mrr@10", "p50_ms", "p95_ms"}
+    assert set(js["results"]["dense"]) == {"ndcg@10", "recall@2", "recall@5", "recall@10", "mrr@10", "p50_ms", "p95_ms",
+                                           "gate_failed", "reformulated"}
 
 
 def test_cached_index_is_reused_and_keyed_by_model(beir_dir: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from groundsearch.answer.normalize import cell
-from groundsearch.answer.pipeline import AnswerPipeline, fold
+from groundsearch.orchestrate import AnswerPipeline, fold
 from groundsearch.engine import Engine
 from groundsearch.query.intent.cascade import IntentCascade
 from groundsearch.types import SearchRequest, SearchResponse

@@ -14,7 +14,7 @@ from functools import partial
 import pytest
 
 from groundsearch.answer.audit import UNVERIFIED_MARKER
-from groundsearch.answer.pipeline import AnswerPipeline, fold
+from groundsearch.orchestrate import AnswerPipeline, fold
 from groundsearch.engine import Engine
 from groundsearch.models.llm import OpenAICompatLLM, load_prompt
 from groundsearch.query.intent.cascade import IntentCascade

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,8 @@ from groundsearch.models.fake import ScriptedLLM
 from groundsearch.models.llm import FallbackLLM, load_prompt
 from groundsearch.query.intent import IntentCascade, intent_json_schema
 from groundsearch.query.intent.cache import MemoryIntentCache
+from groundsearch.query.intent.format_model import load_calibration
+from groundsearch.query.intent.format_step import FormatStep
 from groundsearch.query.intent.llm_tier import LLMTier
 from groundsearch.types import Hints
 
@@ -44,15 +47,24 @@ def test_no_llm_uses_best_lower_tier_and_says_why(settings, embedder):
     assert any("no LLM configured" in d for d in r.degraded)
 
 
+def test_llm_format_is_ignored_where_it_did_not_measure_better(settings, embedder):
+    step = FormatStep(None, replace(load_calibration(), llm_wins=frozenset()))
+    llm = ScriptedLLM([intent_json(format="chart", chart_subtype="line", complexity="medium", confidence=0.9)])
+    r = IntentCascade(settings, embedder, llm, format_step=step).classify(VAGUE)
+    assert r.intent.tier == "llm" and r.model == "scripted"  # tier 3 still answers the routing fields
+    assert (r.intent.format, r.format_tier) == ("default", "rules")
+
+
 def test_llm_tier_answers_below_the_gates_and_rules_cues_still_win(settings, embedder):
+    step = FormatStep(None, replace(load_calibration(), llm_wins=frozenset({"format", "chart_subtype"})))
     llm = ScriptedLLM([intent_json(format="chart", chart_subtype="line", complexity="medium", confidence=0.8)])
-    r = IntentCascade(settings, embedder, llm).classify(VAGUE)
+    r = IntentCascade(settings, embedder, llm, format_step=step).classify("pgvector tantivy in rows please")
     assert r.intent.tier == "llm" and r.model == "scripted"
     assert (r.intent.format, r.intent.chart_subtype) == ("chart", "line")
     assert "llm" in r.latency_ms
     # explicit table cue + LLM saying chart: the cue wins, the LLM fills the rest
     llm2 = ScriptedLLM([intent_json(format="chart", chart_subtype="bar", complexity="complex", confidence=0.9)])
-    r2 = IntentCascade(settings, embedder, llm2).classify("pgvector tantivy usearch numbers as a table")
+    r2 = IntentCascade(settings, embedder, llm2, format_step=step).classify("pgvector tantivy usearch numbers as a table")
     assert r2.intent.format == "table" and r2.intent.chart_subtype is None
 
 

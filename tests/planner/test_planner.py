@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from groundsearch.errors import InvalidFilter, UnknownCollection
-from groundsearch.query.planner import plan_retrieval
+from groundsearch.query.gate import CALIBRATED_THRESHOLDS
+from groundsearch.query.planner import PLAN_PROFILES, plan_retrieval
 from groundsearch.settings import Settings
 from groundsearch.types import CollectionSpec, FieldSpec, Hints, Intent, SearchRequest
 
@@ -95,8 +96,55 @@ def test_request_dates_and_collections_win_over_intent() -> None:
 
 
 def test_request_threshold_wins_over_settings() -> None:
-    assert plan(Intent()).gate_threshold == SETTINGS.retrieval.gate_threshold
+    assert plan(Intent()).gate_threshold == 0.0  # no embedder named: nothing calibrated, so the gate is off
     assert plan(Intent(), threshold=0.4).gate_threshold == 0.4
+
+
+def test_gate_threshold_is_the_one_calibrated_for_the_embedder_unless_configured() -> None:
+    minilm = "all-MiniLM-L6-v2-int8_8199be6f699a"
+    p = plan_retrieval(Intent(), SearchRequest(query="ai agents"), SETTINGS, tenant=None, today=TODAY,
+                       embedder_id=minilm)
+    assert p.gate_threshold == CALIBRATED_THRESHOLDS["all-MiniLM-L6-v2"] and p.gate_depth == 10
+    assert any("calibrated for all-MiniLM" in r for r in p.reasons)
+    off = SETTINGS.model_copy(update={"retrieval": SETTINGS.retrieval.model_copy(update={"gate_threshold": 0.0})})
+    assert plan_retrieval(Intent(), SearchRequest(query="ai agents"), off, tenant=None, today=TODAY,
+                          embedder_id=minilm).gate_threshold == 0.0
+
+
+def test_the_plan_names_the_gate_retry_and_horizon_relaxation() -> None:
+    p = plan(Intent(topic_keywords=("zebra", "umbrella"), horizon_days=30), query="tell me about zebra umbrella",
+             threshold=0.5)
+    assert p.reformulation == "zebra umbrella" and p.relax_horizon
+    assert plan(Intent(topic_keywords=("zebra",)), query="zebra things").reformulation is None  # gate off: no retry
+    fixed = plan(Intent(horizon_days=30), filters={"date_from": "2026-01-01"})
+    assert not fixed.relax_horizon  # the user's own date bound is never relaxed
+
+
+def test_multi_query_sub_queries_are_in_the_plan() -> None:
+    c = plan(Intent(complexity="complex", comparison_targets=("pgvector", "qdrant"), topic_keywords=("latency",)),
+             query="pgvector vs qdrant latency")
+    assert c.rewrite == "multi_query" and c.sub_queries == ("pgvector latency", "qdrant latency")
+    assert any("pgvector latency | qdrant latency" in r for r in c.reasons)
+
+
+def test_plan_profiles_override_by_name_and_default_overrides_nothing() -> None:
+    intent = Intent(complexity="medium", comparison_targets=("pgvector",))
+
+    def with_profile(name: str):
+        return plan_retrieval(intent, SearchRequest(query="pgvector index"), SETTINGS, tenant=None, today=TODAY,
+                              profile=PLAN_PROFILES[name])
+
+    assert with_profile("default") == plan(intent, query="pgvector index")
+    assert with_profile("hybrid").legs == ("keyword", "vector") and with_profile("hybrid").rewrite == "none"
+    assert with_profile("bm25").legs == ("keyword",)
+    assert with_profile("graph").legs == ("graph",) and with_profile("graph").graph_seeds[0] == "pgvector"
+    assert with_profile("hybrid+graph").legs == ("keyword", "vector", "graph")
+    assert with_profile("hybrid+rocchio").rewrite == "rocchio"
+    assert not with_profile("hybrid+rerank").rerank  # no reranker configured: nothing to run
+    e5 = SETTINGS.model_copy(update={"retrieval": SETTINGS.retrieval.model_copy(update={"reranker": "e5"})})
+    p = plan_retrieval(intent, SearchRequest(query="pgvector index"), e5, tenant=None, today=TODAY,
+                       profile=PLAN_PROFILES["hybrid+rerank"])
+    assert p.rerank and p.rerank_depth == e5.retrieval.rerank_depth
 
 
 def test_rewrite_and_depth_follow_complexity() -> None:

@@ -32,7 +32,7 @@ from ..settings import Settings
 from ..types import SearchRequest
 from .datasets import BeirDataset, load_beir
 from .metrics import percentile
-from .runner import COLLECTION, Bm25sBaseline, Progress, _settings, eval_collection, open_eval_engine
+from .runner import COLLECTION, Bm25sBaseline, Progress, _settings, eval_collection, open_eval_engine, run_profile
 
 __all__ = ["SUITES", "machine_info", "parse_sizes", "parse_suites", "run_bench", "timed_rounds"]
 
@@ -267,7 +267,7 @@ def bench_memory(ctx: _Context) -> dict[str, Any]:
         queries = list(ctx.dataset.queries.values())
         for i, q in enumerate(queries, start=1):
             t = time.perf_counter()
-            engine.retrieve(engine.plan(SearchRequest(query=q, limit=10)))
+            run_profile(engine, "hybrid", q, limit=10)
             latencies.append((time.perf_counter() - t) * 1000)
             if i % 50 == 0:
                 ctx.progress("memory", i, len(queries))

@@ -2,9 +2,10 @@
 
 The corpus goes through the product's own ingest path (a records collection, one chunk per document) into
 a cached data directory keyed by the corpus bytes and the embedder's ``model_id``, so a second run with the
-same data and model skips ingest. Each retriever then answers every evaluated query through
-``Engine.plan`` + ``Engine.retrieve`` at depth 100 — the code path users hit — with wall-clock latency per
-query.
+same data and model skips ingest. Each retriever is a named plan profile (``query.planner.PLAN_PROFILES``)
+and answers every evaluated query through the product's own classify + plan (``Orchestrator.plan``) and
+``Retriever.retrieve`` at depth 100 — the code path ``search`` takes, gate included — with wall-clock
+latency per query (classification included). ``default`` overrides nothing: it is exactly what search runs.
 
 ``bm25s`` is the independent baseline: a different BM25 implementation fed exactly the terms the store
 indexes for each chunk (:func:`groundsearch.store.text.keyword_terms`) and the distinct query terms the
@@ -14,6 +15,7 @@ keyword engines and nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -26,8 +28,9 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..models.base import Embedder
+from ..query.planner import PLAN_PROFILES
 from ..settings import Settings, load_settings
-from ..types import CollectionSpec, FieldSpec, SearchRequest
+from ..types import CollectionSpec, Evidence, FieldSpec, SearchRequest
 from .datasets import BeirDataset
 from .metrics import dedupe, mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
@@ -43,6 +46,7 @@ __all__ = [
     "eval_collection",
     "open_eval_engine",
     "run_eval",
+    "run_profile",
     "score_rankings",
 ]
 
@@ -53,10 +57,11 @@ COLLECTION = "beir"
 # Bump when the way a dataset is ingested changes, so stale cached indexes are not reused.
 CACHE_FORMAT = 1
 
-PROFILES: Mapping[str, str] = {"bm25": "keyword", "dense": "vector", "hybrid": "rrf", "weighted": "weighted"}
+PROFILES = PLAN_PROFILES
 RETRIEVERS: tuple[str, ...] = (*PROFILES, "bm25s")
 KEYWORD_ONLY = "keyword-only"  # cache key of an index built without embeddings
-_NEEDS_VECTORS = frozenset({"dense", "hybrid", "weighted"})
+_NEEDS_VECTORS = frozenset(PROFILES) - {"bm25", "graph"}
+_HOPS = re.compile(r"^(\d)hop")  # MuSiQue query ids start with the hop count ("2hop__…", "4hop1__…")
 
 # progress(task, done, total): task is "ingest" or a retriever name
 Progress = Callable[[str, int, int], None]
@@ -70,16 +75,27 @@ class RetrieverScores:
     mrr10: float
     p50_ms: float
     p95_ms: float
+    recall2: float = 0.0
+    gate_failed: float | None = None  # share of queries the relevance gate judged "nothing clearly relevant"
+    reformulated: float | None = None  # share whose candidates came from the gate's reformulation
+    by_hops: Mapping[str, Mapping[str, float]] = dataclasses.field(default_factory=dict)
 
-    def as_json(self) -> dict[str, float]:
-        return {
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "ndcg@10": round(self.ndcg10, 4),
+            "recall@2": round(self.recall2, 4),
             "recall@5": round(self.recall5, 4),
             "recall@10": round(self.recall10, 4),
             "mrr@10": round(self.mrr10, 4),
             "p50_ms": round(self.p50_ms, 2),
             "p95_ms": round(self.p95_ms, 2),
         }
+        if self.gate_failed is not None:
+            out["gate_failed"] = round(self.gate_failed, 4)
+            out["reformulated"] = round(self.reformulated or 0.0, 4)
+        if self.by_hops:
+            out["by_hops"] = {k: {m: round(v, 4) for m, v in d.items()} for k, d in self.by_hops.items()}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +118,27 @@ class EvalReport:
 
 
 def score_rankings(
-    rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], latencies_ms: Sequence[float]
+    rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], latencies_ms: Sequence[float],
+    gates: Mapping[str, tuple[bool, bool]] | None = None,
 ) -> RetrieverScores:
-    """Mean metrics over the evaluated queries; a query with no ranking counts as all zeros."""
+    """Mean metrics over the evaluated queries; a query with no ranking counts as all zeros.
+
+    ``gates``: query id → (gate failed, candidates came from the reformulation), for the trigger rates.
+    Query ids that carry a hop count (MuSiQue) also get Recall@2/@5 per hop count."""
     qids = list(qrels)
+
+    def mean(fn: Callable[[Sequence[str], Mapping[str, int]], float], ids: Sequence[str] = qids) -> float:
+        return sum(fn(list(rankings.get(q, ())), qrels[q]) for q in ids) / (len(ids) or 1)
+
+    hops: dict[str, list[str]] = {}
+    for q in qids:
+        m = _HOPS.match(q)
+        if m:
+            hops.setdefault(f"{m.group(1)}-hop", []).append(q)
+    by_hops = {name: {"queries": float(len(ids)), "recall@2": mean(lambda r, q: recall_at_k(r, q, 2), ids),
+                      "recall@5": mean(lambda r, q: recall_at_k(r, q, 5), ids)}
+               for name, ids in sorted(hops.items())} if len(hops) and sum(map(len, hops.values())) == len(qids) else {}
     n = len(qids) or 1
-
-    def mean(fn: Callable[[Sequence[str], Mapping[str, int]], float]) -> float:
-        return sum(fn(list(rankings.get(q, ())), qrels[q]) for q in qids) / n
-
     return RetrieverScores(
         ndcg10=mean(lambda r, q: ndcg_at_k(r, q, 10)),
         recall5=mean(lambda r, q: recall_at_k(r, q, 5)),
@@ -118,6 +146,10 @@ def score_rankings(
         mrr10=mean(lambda r, q: mrr_at_k(r, q, 10)),
         p50_ms=percentile(latencies_ms, 50),
         p95_ms=percentile(latencies_ms, 95),
+        recall2=mean(lambda r, q: recall_at_k(r, q, 2)),
+        gate_failed=None if gates is None else sum(gates.get(q, (False, False))[0] for q in qids) / n,
+        reformulated=None if gates is None else sum(gates.get(q, (False, False))[1] for q in qids) / n,
+        by_hops=by_hops,
     )
 
 
@@ -276,20 +308,29 @@ def doc_id_of(item: Any) -> str:
     return str(value) if value is not None else item.id.split(":", 1)[-1]
 
 
-def _run_profile(engine: Any, profile: str, queries: Mapping[str, str],
-                 progress: Callable[[int], None]) -> tuple[dict[str, tuple[str, ...]], list[float]]:
+def run_profile(engine: Any, name: str, text: str, *, limit: int = DEPTH) -> Evidence:
+    """One query through the product path under the named plan profile: classify, plan, retrieve."""
+    _, plan = engine.answer_pipeline().plan(SearchRequest(query=text, limit=limit), profile=PROFILES[name])
+    return engine.retrieve(plan)
+
+
+def _run_profile(engine: Any, name: str, queries: Mapping[str, str], progress: Callable[[int], None]
+                 ) -> tuple[dict[str, tuple[str, ...]], list[float], dict[str, tuple[bool, bool]]]:
     rankings: dict[str, tuple[str, ...]] = {}
     latencies: list[float] = []
+    gates: dict[str, tuple[bool, bool]] = {}
     first = next(iter(queries.values()), None)
     if first is not None:  # warm-up: lazy loads (model session, index readers) are not query latency
-        engine.retrieve(engine.plan(SearchRequest(query=first, limit=DEPTH, profile=profile)))
+        run_profile(engine, name, first)
     for i, (qid, text) in enumerate(queries.items(), start=1):
         t = time.perf_counter()
-        evidence = engine.retrieve(engine.plan(SearchRequest(query=text, limit=DEPTH, profile=profile)))
+        evidence = run_profile(engine, name, text)
         latencies.append((time.perf_counter() - t) * 1000)
         rankings[qid] = tuple(dedupe(doc_id_of(h.item) for h in evidence.hits))
+        g = evidence.gate
+        gates[qid] = (g is not None and g.measured and not g.passed, g is not None and g.reformulated is not None)
         progress(i)
-    return rankings, latencies
+    return rankings, latencies, gates
 
 
 class Bm25sBaseline:
@@ -383,9 +424,10 @@ def run_eval(
             tick = (lambda n, name=name: report(name, n, total))
             if name == "bm25s":
                 rankings, latencies = _run_bm25s(Bm25sBaseline.from_engine(engine, data), data.queries, tick)
+                results[name] = score_rankings(rankings, data.qrels, latencies)
             else:
-                rankings, latencies = _run_profile(engine, PROFILES[name], data.queries, tick)
-            results[name] = score_rankings(rankings, data.qrels, latencies)
+                rankings, latencies, gates = _run_profile(engine, name, data.queries, tick)
+                results[name] = score_rankings(rankings, data.qrels, latencies, gates)
             all_rankings[name] = rankings
         model_id = engine.embedder.model_id if _NEEDS_VECTORS & set(names) else KEYWORD_ONLY
     finally:

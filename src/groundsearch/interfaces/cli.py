@@ -339,9 +339,13 @@ def migrate(database_url: str) -> None:
 @main.command("eval")
 @click.option("--dataset", "dataset_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")
-@click.option("--intents", "intents_file", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="Labelled intent requests (JSONL, e.g. src/groundsearch/evaluation/data/intents.jsonl): "
-                   "per-field accuracy, per-tier share and latency instead of retrieval scores.")
+@click.option("--intents", "intents_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Labelled intent requests (JSONL, repeatable, e.g. src/groundsearch/evaluation/data/"
+                   "intents-heldout.jsonl): per-field accuracy per split, reliability per tier and latency "
+                   "instead of retrieval scores.")
+@click.option("--fidelity-demo", "fidelity_demo", default=None, type=click.Path(exists=True, file_okay=False),
+              help="With --intents: also run every request through Engine.search on this demo folder "
+                   "(e.g. demo) and report end-to-end format fidelity and silent drops.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated: bm25, dense, hybrid, weighted, bm25s (independent BM25 baseline).")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
@@ -351,14 +355,19 @@ def migrate(database_url: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.pass_context
 @handles_errors
-def eval_command(ctx: click.Context, dataset_dir: str | None, intents_file: str | None, retrievers: str,
+def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
+                 fidelity_demo: str | None, retrievers: str,
                  embedder_name: str, limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
-    if intents_file is not None:
-        from ..evaluation.intents import format_intent_report, run_intent_eval
+    if intents_files:
+        from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval
 
         settings = settings_from(ctx).model_copy(update={"embedder": embedder_name})
-        intent_report = run_intent_eval(intents_file, settings)
+        intent_report = run_intent_eval(list(intents_files), settings)
+        if fidelity_demo is not None:
+            from ..evaluation.intent_fidelity import run_demo_fidelity
+
+            intent_report["fidelity"] = run_demo_fidelity(load_labelled(list(intents_files)), Path(fidelity_demo))
         click.echo(json.dumps(intent_report) if as_json else format_intent_report(intent_report))
         return
     if dataset_dir is None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..types import Hit, Leg, LegScore
 
-__all__ = ["Fused", "reciprocal_rank_fusion"]
+__all__ = ["Fused", "fuse_runs", "reciprocal_rank_fusion"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,3 +54,28 @@ def reciprocal_rank_fusion(ranked: Mapping[Leg, Sequence[Hit]], k: int = 60) -> 
         return -scores[c], best_rank[c], tuple(by_leg.get(name, absent) for name in names)
 
     return [Fused(key=c, score=scores[c], legs=tuple(legs[c])) for c in sorted(scores, key=tie_break)]
+
+
+def fuse_runs(runs: Sequence[Sequence[Fused]], k: int = 60) -> list[Fused]:
+    """RRF over whole retrieval runs (a first pass and its rewrites), each already fused from its legs.
+
+    A chunk keeps the per-leg provenance of the first run that found it, so ``--explain`` and the gate
+    still see the keyword and vector ranks behind it; its score becomes the cross-run RRF score. Ties
+    are broken by the chunk's best rank in any run, then by its rank in the earlier runs.
+    """
+    if k < 1:
+        raise ValueError("RRF k must be >= 1")
+    first: dict[int, Fused] = {}
+    scores: dict[int, float] = {}
+    ranks: dict[int, list[int]] = {}
+    absent = 1 + max((len(r) for r in runs), default=0)
+    for i, run in enumerate(runs):
+        unique: dict[int, Fused] = {}
+        for x in run:  # one entry per chunk, at its best rank
+            unique.setdefault(x.key, x)
+        for rank, x in enumerate(unique.values(), start=1):
+            first.setdefault(x.key, x)
+            scores[x.key] = scores.get(x.key, 0.0) + 1.0 / (k + rank)
+            ranks.setdefault(x.key, [absent] * len(runs))[i] = rank
+    order = sorted(scores, key=lambda c: (-scores[c], min(ranks[c]), tuple(ranks[c])))
+    return [Fused(key=c, score=scores[c], legs=first[c].legs) for c in order]

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..models.base import Embedder
 from ..store.base import Store
 from ..types import EntityEdge, Hit, SearchFilter
 
@@ -105,7 +106,8 @@ def damp_hubs(scores: Mapping[str, float], edges: Sequence[EntityEdge]) -> dict[
     return {name: s / max(1.0, degree.get(name, 0.0)) for name, s in scores.items()}
 
 
-def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int) -> list[Hit]:
+def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int, *,
+               embedder: Embedder | None = None) -> list[Hit]:
     """The graph leg: walk from ``seeds`` and return up to ``limit`` chunks mentioning the top entities."""
     if not seeds:
         return []

@@ -13,13 +13,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from dataclasses import dataclass
 
 from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import Settings
-from ..types import Intent, Leg, MergeRule, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
+from ..types import Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
+from .gate import threshold_for
+from .rewrite import reformulate, sub_queries
 
-__all__ = ["MAX_GRAPH_SEEDS", "RECENCY_WORDS", "plan_retrieval"]
+__all__ = ["MAX_GRAPH_SEEDS", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
 
 # Words that mean "newest first" even when no horizon was given ("latest AI trends").
 RECENCY_WORDS = re.compile(r"\b(latest|newest|recent(ly)?|trend(s|ing)?|new|this (week|month|year))\b", re.I)
@@ -30,6 +33,46 @@ MAX_GRAPH_SEEDS = 8
 COMPLEX_K_FACTOR = 2
 MAX_K_PER_LEG = 1000
 REWRITE_BY_COMPLEXITY: dict[str, Rewrite] = {"simple": "none", "medium": "prf", "complex": "multi_query"}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanProfile:
+    """A named set of overrides of the planner's own decisions; ``None`` leaves a decision to the planner.
+
+    This is how ``eval`` and ``bench`` name a retriever: each one is a profile run through this planner and
+    the same ``Retriever`` as ``search`` (Anserini's regression configs run the searcher users run), so a
+    figure always describes a path users can get. ``default`` overrides nothing: it *is* search.
+    """
+
+    name: str
+    scoring: Profile | None = None  # the request's scoring profile (rrf / weighted / keyword / vector)
+    graph: bool | None = None  # force the graph leg on (seeded from the query) or off
+    graph_only: bool = False  # the graph leg alone
+    rewrite: Rewrite | None = None
+    rerank: bool | None = None
+
+
+PLAN_PROFILES: dict[str, PlanProfile] = {p.name: p for p in (
+    PlanProfile("default"),
+    PlanProfile("bm25", scoring="keyword"),
+    PlanProfile("dense", scoring="vector"),
+    PlanProfile("hybrid", scoring="rrf", graph=False, rewrite="none", rerank=False),
+    PlanProfile("weighted", scoring="weighted", graph=False, rewrite="none", rerank=False),
+    PlanProfile("graph", graph_only=True, rewrite="none", rerank=False),
+    PlanProfile("hybrid+graph", scoring="rrf", graph=True, rewrite="none", rerank=False),
+    PlanProfile("hybrid+prf", scoring="rrf", graph=False, rewrite="prf", rerank=False),
+    PlanProfile("hybrid+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False),
+    PlanProfile("hybrid+multi", scoring="rrf", graph=False, rewrite="multi_query", rerank=False),
+    PlanProfile("hybrid+rerank", scoring="rrf", graph=False, rewrite="none", rerank=True),
+)}
+
+
+def plan_profile(name: str) -> PlanProfile:
+    """The named profile; ``KeyError`` lists the known names."""
+    try:
+        return PLAN_PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown plan profile {name!r}; known: {', '.join(PLAN_PROFILES)}") from None
 
 
 def _collections_for(intent: Intent, settings: Settings) -> tuple[tuple[str, ...], list[str]]:
@@ -68,14 +111,22 @@ def plan_retrieval(
     *,
     tenant: str | None,
     today: dt.date,
+    embedder_id: str = "",
+    profile: PlanProfile | None = None,
 ) -> RetrievalPlan:
-    """Decide collections, pattern, legs, filters, k, rewrite, merge rule and gate for one request.
+    """Decide collections, pattern, legs, filters, k, rewrite, rerank, gate (threshold, depth, retry),
+    horizon relaxation and merge rule for one request. ``embedder_id`` picks the gate threshold calibrated
+    for that embedder; ``profile`` overrides decisions by name (eval / bench retrievers).
 
     Raises ``InvalidQuery`` / ``InvalidFilter`` / ``UnknownCollection`` for bad user input, exactly as
     plain search does: the planner validates what the user typed, never what the intent guessed.
     """
     query = validate_query(request.query)
     reasons: list[str] = []
+    if profile is not None and profile.scoring is not None:
+        request = request.model_copy(update={"profile": profile.scoring})
+    if profile is not None and profile.name != "default":
+        reasons.append(f"plan profile {profile.name}")
     base = request_filter(settings.collections, request, tenant=tenant)
 
     # ---- collections and pattern ------------------------------------------------------------------
@@ -94,19 +145,27 @@ def plan_retrieval(
     # ---- legs ---------------------------------------------------------------------------------------
     legs: tuple[Leg, ...]
     seeds: tuple[str, ...] = ()
-    if request.profile in ("keyword", "vector"):
+    forced_graph = profile.graph if profile is not None else None
+    if profile is not None and profile.graph_only:
+        seeds = _graph_seeds(intent, query)
+        legs = ("graph",)
+        reasons.append(f"graph leg alone: Personalized PageRank seeded from {', '.join(seeds) or '(no entity)'}")
+    elif request.profile in ("keyword", "vector"):
         legs = (request.profile,)
         reasons.append(f"profile {request.profile}: that leg alone")
     else:
         legs = ("keyword", "vector")
         wants_graph = (intent.retrieval_pattern in ("kg", "hybrid") or "kg" in intent.domains
                        or bool(intent.comparison_targets))
+        if forced_graph is not None:
+            wants_graph = forced_graph
         seeds = _graph_seeds(intent, query) if wants_graph else ()
         if seeds:
             legs = ("keyword", "vector", "graph")
             if pattern == "pipeline":
                 pattern = "kg"
-            why = "comparison targets" if intent.comparison_targets else f"pattern {intent.retrieval_pattern}"
+            why = ("the plan profile" if forced_graph else "comparison targets" if intent.comparison_targets
+                   else f"pattern {intent.retrieval_pattern}")
             reasons.append(f"graph-aware ({why}): Personalized PageRank seeded from {', '.join(seeds)}")
         elif wants_graph:
             reasons.append("graph leg wanted but the query names no entity to seed it; skipped")
@@ -136,13 +195,49 @@ def plan_retrieval(
     why = intent.complexity
     if rewrite == "multi_query" and len(intent.comparison_targets) < 2:
         rewrite, why = "prf", "complex, but no two targets to split the question on"
-    if legs == ("vector",):
+    if profile is not None and profile.rewrite is not None:
+        rewrite, why = profile.rewrite, "the plan profile"
+    subs: tuple[str, ...] = ()
+    if legs == ("graph",):
+        rewrite, why = "none", "the graph leg alone"
+    elif legs == ("vector",) and rewrite == "prf":
         rewrite, why = "none", "expansion terms only help the keyword leg"
+    elif legs == ("keyword",) and rewrite == "rocchio":
+        rewrite, why = "none", "dense feedback needs the vector leg"
     elif merge == "recency" and rewrite != "none":
         rewrite, why = "none", "results are ordered by recency, so a relevance re-fusion would be undone"
-    reasons.append(f"rewrite {rewrite} ({why})")
-    gate = request.threshold if request.threshold is not None else settings.retrieval.gate_threshold
-    reasons.append(f"gate threshold {gate:g}" + (" (from the request)" if request.threshold is not None else ""))
+    if rewrite == "multi_query":
+        subs = tuple(sub_queries(intent, query))
+        if not subs:
+            rewrite, why = "none", "multi-query, but nothing to split the question on"
+    if rewrite == "hyde":
+        rewrite, why = "none", "HyDE needs an LLM in the retriever, which is not wired"
+    reasons.append(f"rewrite {rewrite} ({why})" + (f": {' | '.join(subs)}" if subs else ""))
+
+    r = settings.retrieval
+    rerank = r.reranker != "none" and legs != ("graph",)
+    if profile is not None and profile.rerank is not None:
+        rerank = profile.rerank and r.reranker != "none"
+    if rerank:
+        reasons.append(f"rerank the fused top {r.rerank_depth} with the {r.reranker} reranker")
+    else:
+        reasons.append("no rerank" if r.reranker != "none" else "no rerank (no reranker configured)")
+
+    if request.threshold is not None:
+        gate = request.threshold
+        reasons.append(f"gate threshold {gate:g} (from the request)")
+    else:
+        gate = threshold_for(embedder_id, r.gate_threshold)
+        source = "configured" if r.gate_threshold is not None else (
+            f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
+        reasons.append(f"gate threshold {gate:g} ({source})")
+    retry = reformulate(intent, query) if gate > 0 else None
+    if gate > 0:
+        reasons.append(f"gate judges the fused top {r.gate_depth} before paging; "
+                       + (f"below it, retry once as {retry!r}" if retry else "below it, no reformulation to try"))
+    relax = f.date_from is not None and base.date_from is None and base.date_to is None
+    if relax:
+        reasons.append("a planned collection left empty by the horizon is searched again without it")
 
     return RetrievalPlan(
         query=query,
@@ -160,4 +255,10 @@ def plan_retrieval(
         gate_threshold=gate,
         graph_seeds=seeds,
         reasons=tuple(reasons),
+        rerank=rerank,
+        rerank_depth=r.rerank_depth if rerank else 0,
+        sub_queries=subs,
+        gate_depth=r.gate_depth,
+        reformulation=retry,
+        relax_horizon=relax,
     )

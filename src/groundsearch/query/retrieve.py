@@ -1,7 +1,17 @@
-"""Execute a ``RetrievalPlan``: run the legs concurrently, fuse, hydrate, merge collections.
+"""Execute a ``RetrievalPlan``: legs, fusion, rewrites, rerank, gate, horizon relaxation, merge, page.
 
-This is the I/O half of "plan, then run": the plan is decided elsewhere (pure), this module only
-carries it out and records what happened (per-leg ranks and scores, per-stage latency).
+This is the I/O half of "plan, then run": every decision was made by the pure planner and is named in
+the plan; this module only carries it out, in this order, and records what happened (per-leg ranks and
+scores, per-stage latency, notes):
+
+1. each lane (one per fan-out collection, or one for the whole plan) runs its legs concurrently at depth
+   ``max(k_per_leg, offset + limit, gate_depth)`` and fuses them by RRF (or the weighted profile);
+2. the gate judges the fused top ``gate_depth`` of every lane — before paging, so page 1 and page 3 of
+   one query get one verdict — and, below the threshold, the plan's one reformulation is tried;
+3. the plan's rewrite (keyword feedback, dense Rocchio feedback, multi-query) and rerank re-order the
+   unpaged candidates, so later pages continue page 1's order;
+4. a lane the plan's guessed horizon left empty is searched again without the date bound;
+5. lanes merge (dedupe by item id; fused score or recency), the page is cut, and only it is hydrated.
 """
 
 from __future__ import annotations
@@ -12,17 +22,20 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import EmbeddingFailed, IndexUnavailable
-from ..models.base import Embedder
+from ..errors import EmbeddingFailed
+from ..models.base import Embedder, Reranker
 from ..settings import RetrievalSettings
-from ..store.base import Store
+from ..store.base import ChunkView, Store
 from ..store.text import analyze
-from ..types import CollectionSpec, Evidence, EvidenceHit, Hit, Leg, LegScore, RetrievalPlan
-from .fusion import Fused, reciprocal_rank_fusion
+from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
+from .fusion import Fused, fuse_runs, reciprocal_rank_fusion
+from .gate import judge_legs
 from .graph import graph_hits
+from .rewrite import PRF_DOCS, prf_terms, rocchio
 from .scoring import signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
@@ -31,8 +44,29 @@ __all__ = ["Retriever", "interleave_by_recency"]
 QUERY_VECTOR_CACHE = 512
 
 
+@dataclass
+class _Lane:
+    candidates: list[Fused]  # fused, unpaged, best first
+    more: bool  # a leg had more than it returned
+    ranked: dict[Leg, list[Hit]] = field(default_factory=dict)  # the legs' own rankings behind them
+
+
+@dataclass
+class _Run:
+    """Per-request bookkeeping, shared by the lanes of one request (never between requests)."""
+
+    latency: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    views: dict[int, ChunkView] = field(default_factory=dict)  # hydrated once per request
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def note(self, text: str) -> None:
+        with self.lock:
+            self.notes.append(text)
+
+
 class Retriever:
-    """Runs plans against one store and one embedder. Holds a small thread pool for the legs.
+    """Runs plans against one store and one embedder (and the configured reranker, if any).
 
     The keyword leg (tantivy / SQL) and the vector leg (query embedding + numpy / pgvector) release the
     GIL for most of their work, so threads give real overlap on two cores.
@@ -47,17 +81,19 @@ class Retriever:
         *,
         today: dt.date | None = None,
         max_workers: int = 4,
+        reranker: Reranker | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.reranker = reranker
         self.specs: Mapping[str, CollectionSpec] = {c.name: c for c in collections}
         self._today = today
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-leg")
         # Fan-out jobs wait on leg jobs; sharing one pool deadlocks once collections >= max_workers.
+        self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
         self._query_vectors: dict[str, np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
-        self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
 
     def clear_cache(self) -> int:
         """Forget memoised query vectors (for cold timings, or an operator's cache clear); returns how many."""
@@ -69,8 +105,6 @@ class Retriever:
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
         self._pool.shutdown(wait=False, cancel_futures=True)
-
-    # ---------------------------------------------------------------------------------------------
 
     def embed_query(self, text: str) -> np.ndarray:
         """The query's vector, memoised: one request embeds the same text once per fan-out collection,
@@ -90,115 +124,246 @@ class Retriever:
             self._query_vectors[text] = vector
         return vector
 
+    # ---- the plan, step by step -----------------------------------------------------------------------
+
     def retrieve(self, plan: RetrievalPlan) -> Evidence:
-        """Carry out ``plan``. Fan-out plans (several collections, pattern "agentic") run one hybrid
-        retrieval per collection concurrently and merge by ``plan.merge``; others run once."""
-        if plan.pattern == "agentic" and len(plan.collections) > 1:
-            return self._fan_out(plan)
-        return self._retrieve_one(plan)
-
-    # ---------------------------------------------------------------------------------------------
-
-    def _retrieve_one(self, plan: RetrievalPlan) -> Evidence:
         started = time.perf_counter()
-        latency: dict[str, float] = {}
-        f = plan.filter
-        if plan.collections and not f.collections:
-            f = dataclasses.replace(f, collections=plan.collections)
-        depth = max(plan.k_per_leg, plan.offset + plan.limit)
-        single_leg = plan.profile in ("keyword", "vector")
-        # single-leg profiles page in the store itself; fused profiles fuse the top `depth` of each leg
-        leg_offset, leg_limit = (plan.offset, plan.limit) if single_leg else (0, depth)
-
-        futures: dict[Leg, Future] = {}
-        wants_keyword = "keyword" in plan.legs and plan.profile != "vector"
-        wants_vector = "vector" in plan.legs and plan.profile != "keyword"
-        wants_graph = "graph" in plan.legs and not single_leg and bool(plan.graph_seeds)
-
-        degraded: list[str] = []
-
-        def keyword() -> tuple[list[Hit], bool, float]:
+        run = _Run()
+        lanes = self._lanes(plan, plan.query, run)
+        verdict = self._judge(plan, lanes)
+        if not verdict.passed and plan.reformulation:
             t = time.perf_counter()
-            try:
-                page = self.store.keyword_search(plan.query, f, leg_limit, leg_offset)
-            except IndexUnavailable as exc:  # damaged or rebuilding: the vector leg answers alone, and says so
-                degraded.append(f"keyword index unavailable, vector leg only: {exc.message}")
-                return [], False, (time.perf_counter() - t) * 1000
-            return list(page.hits), page.has_more, (time.perf_counter() - t) * 1000
-
-        def vector() -> tuple[list[Hit], bool, float]:
+            second = self._lanes(plan, plan.reformulation, run, prefix="gate.")
+            again = dataclasses.replace(self._judge(plan, second), reformulated=plan.reformulation)
+            run.latency["gate.reformulate"] = (time.perf_counter() - t) * 1000
+            if again.passed:
+                run.note(f"gate: reformulated the query as {plan.reformulation!r} "
+                         f"(the original found nothing relevant)")
+            if again.passed or again.best_score > verdict.best_score:
+                lanes, verdict = second, again
+        query = verdict.reformulated or plan.query
+        if plan.rewrite != "none" or (plan.rerank and self.reranker is not None):
             t = time.perf_counter()
-            vec = self.embed_query(plan.query)
-            latency["embed"] = (time.perf_counter() - t) * 1000
-            try:
-                page = self.store.vector_search(vec, f, leg_limit, leg_offset)
-            except IndexUnavailable as exc:
-                degraded.append(f"vector index unavailable, keyword leg only: {exc.message}")
-                return [], False, (time.perf_counter() - t) * 1000
-            return list(page.hits), page.has_more, (time.perf_counter() - t) * 1000
+            lanes = self._map_lanes(plan, lanes, lambda p, lane: self._refine(p, query, lane, run))
+            run.latency["rewrite"] = (time.perf_counter() - t) * 1000
+        if plan.relax_horizon:
+            lanes = self._relax(plan, query, lanes, run)
+        hits, has_more = self._page(plan, lanes, run)
+        run.latency["retrieve"] = (time.perf_counter() - started) * 1000
+        return Evidence(plan=plan, hits=hits, has_more=has_more, latency_ms=run.latency,
+                        degraded=tuple(run.notes), gate=verdict)
 
-        def graph() -> tuple[list[Hit], bool, float]:
+    def _fanned(self, plan: RetrievalPlan) -> bool:
+        return plan.pattern == "agentic" and len(plan.collections) > 1
+
+    def _lane_plan(self, plan: RetrievalPlan, name: str | None) -> RetrievalPlan:
+        if name is None:
+            f = plan.filter
+            if plan.collections and not f.collections:
+                f = dataclasses.replace(f, collections=plan.collections)
+            return dataclasses.replace(plan, filter=f)
+        return dataclasses.replace(plan, pattern="pipeline", collections=(name,),
+                                   filter=dataclasses.replace(plan.filter, collections=(name,)))
+
+    def _lanes(self, plan: RetrievalPlan, query: str, run: _Run, prefix: str = "") -> dict[str | None, _Lane]:
+        """First-pass candidates of every lane: legs run and fused, nothing re-ordered yet."""
+        if not self._fanned(plan):
+            return {None: self._first_pass(self._lane_plan(plan, None), query, run, prefix)}
+        if "vector" in plan.legs and plan.profile != "keyword":
+            self.embed_query(query)  # once, before the collections run concurrently and would each embed it
+        futures = {name: self._fan_pool.submit(self._first_pass, self._lane_plan(plan, name), query, run,
+                                               f"{prefix}{name}.")
+                   for name in plan.collections}
+        return {name: fut.result() for name, fut in futures.items()}
+
+    def _map_lanes(self, plan: RetrievalPlan, lanes: dict[str | None, _Lane], fn) -> dict[str | None, _Lane]:  # noqa: ANN001
+        return {name: fn(self._lane_plan(plan, name), lane) for name, lane in lanes.items()}
+
+    def _judge(self, plan: RetrievalPlan, lanes: Mapping[str | None, _Lane]) -> GateVerdict:
+        return judge_legs([c.legs for lane in lanes.values() for c in lane.candidates[: plan.gate_depth]],
+                          plan.gate_threshold)
+
+    # ---- one lane -------------------------------------------------------------------------------------
+
+    def _depth(self, plan: RetrievalPlan) -> int:
+        single = plan.profile in ("keyword", "vector") and "graph" not in plan.legs
+        need = max(plan.offset + plan.limit, plan.gate_depth, plan.rerank_depth)
+        return need if single else max(plan.k_per_leg, need)
+
+    def _first_pass(self, plan: RetrievalPlan, query: str, run: _Run, prefix: str) -> _Lane:
+        ranked, more = self._run_legs(plan, query, plan.legs, run, prefix)
+        t = time.perf_counter()
+        fused = self._fuse(plan, query, ranked)
+        run.latency[f"{prefix}fuse"] = (time.perf_counter() - t) * 1000
+        return _Lane(fused, any(more.values()), ranked)
+
+    def _run_legs(self, plan: RetrievalPlan, query: str, legs: Iterable[Leg], run: _Run, prefix: str,
+                  vector: np.ndarray | None = None) -> tuple[dict[Leg, list[Hit]], dict[Leg, bool]]:
+        f, depth = plan.filter, self._depth(plan)
+
+        def keyword() -> tuple[list[Hit], bool]:
+            page = self.store.keyword_search(query, f, depth, 0)
+            return list(page.hits), page.has_more
+
+        def dense() -> tuple[list[Hit], bool]:
             t = time.perf_counter()
-            try:
-                hits = graph_hits(self.store, plan.graph_seeds, f, leg_limit)
-            except Exception as exc:  # an optional leg: the other two still answer
-                degraded.append(f"graph leg failed ({type(exc).__name__}: {exc}); fused without it")
-                hits = []
-            return hits, False, (time.perf_counter() - t) * 1000
+            vec = vector if vector is not None else self.embed_query(query)
+            run.latency[f"{prefix}embed"] = (time.perf_counter() - t) * 1000
+            page = self.store.vector_search(vec, f, depth, 0)
+            return list(page.hits), page.has_more
 
-        if wants_keyword:
-            futures["keyword"] = self._pool.submit(keyword)
-        if wants_vector:
-            futures["vector"] = self._pool.submit(vector)
-        if wants_graph:
-            futures["graph"] = self._pool.submit(graph)
+        def graph() -> tuple[list[Hit], bool]:
+            try:
+                return graph_hits(self.store, plan.graph_seeds, f, depth, embedder=self.embedder), False
+            except EmbeddingFailed:
+                raise
+            except Exception as exc:  # an optional leg: the others still answer
+                run.note(f"graph leg failed ({type(exc).__name__}: {exc}); fused without it")
+                return [], False
+
+        jobs = {"keyword": keyword, "vector": dense, "graph": graph}
+        wanted = [leg for leg in legs if not (leg == "graph" and not plan.graph_seeds)]
+        if plan.profile == "keyword":
+            wanted = [leg for leg in wanted if leg != "vector"]
+        elif plan.profile == "vector":
+            wanted = [leg for leg in wanted if leg != "keyword"]
+
+        def timed(leg: Leg) -> tuple[list[Hit], bool]:
+            t = time.perf_counter()
+            out = jobs[leg]()
+            run.latency[f"{prefix}{leg}"] = (time.perf_counter() - t) * 1000
+            return out
+
+        futures: dict[Leg, Future] = {leg: self._pool.submit(timed, leg) for leg in wanted}
         ranked: dict[Leg, list[Hit]] = {}
         more: dict[Leg, bool] = {}
         for leg, fut in futures.items():
-            hits, has_more, ms = fut.result()
-            ranked[leg], more[leg] = hits, has_more
-            latency[leg] = ms
+            ranked[leg], more[leg] = fut.result()
+        return ranked, more
 
+    def _fuse(self, plan: RetrievalPlan, query: str, ranked: Mapping[Leg, list[Hit]]) -> list[Fused]:
+        if len(ranked) == 1 and plan.profile in ("keyword", "vector"):
+            ((leg, hits),) = ranked.items()
+            return [Fused(key, score, (LegScore(leg, i + 1, score),)) for i, (key, score) in enumerate(hits)]
+        fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
+        if plan.profile == "weighted":
+            fused = self._weighted(plan, query, ranked, fused)
+        return fused
+
+    def _refine(self, plan: RetrievalPlan, query: str, lane: _Lane, run: _Run) -> _Lane:
+        """The plan's rewrite, then its rerank, over one lane's unpaged candidates."""
+        fused = lane.candidates
+        if plan.rewrite == "prf" and fused:
+            terms = prf_terms(query, self._hits(fused[:PRF_DOCS], run))
+            if terms:
+                ranked, _ = self._run_legs(plan, f"{query} {' '.join(terms)}", ("keyword",), run, "prf.")
+                fused = fuse_runs([fused, self._fuse(dataclasses.replace(plan, profile="keyword"), query, ranked)],
+                                  k=plan.rrf_k)
+        elif plan.rewrite == "rocchio" and fused:
+            top = self._hits(fused[:PRF_DOCS], run)
+            vectors = [v for v in (self._chunk_vector(h) for h in top) if v is not None]
+            if vectors:
+                moved = rocchio(self.embed_query(query), np.stack(vectors))
+                ranked, _ = self._run_legs(plan, query, ("vector",), run, "rocchio.", vector=moved)
+                fused = self._fuse(plan, query, {**lane.ranked, **ranked})  # the moved vector leg replaces the first
+        elif plan.rewrite == "multi_query":
+            runs = [fused]
+            for sub in plan.sub_queries:
+                ranked, _ = self._run_legs(plan, sub, plan.legs, run, "multi.")
+                runs.append(self._fuse(plan, sub, ranked))
+            fused = fuse_runs(runs, k=plan.rrf_k)
+        if plan.rerank and self.reranker is not None and fused:
+            fused = self._rerank(plan, query, fused, run)
+        return _Lane(fused, lane.more, lane.ranked)
+
+    def _rerank(self, plan: RetrievalPlan, query: str, fused: list[Fused], run: _Run) -> list[Fused]:
+        """Re-order the top ``rerank_depth`` by the reranker's scores; the tail keeps its fused order."""
+        assert self.reranker is not None
         t = time.perf_counter()
-        if single_leg:
-            leg = "keyword" if plan.profile == "keyword" else "vector"
-            hits = ranked.get(leg, [])
-            fused = [
-                Fused(key, score, (LegScore(leg, plan.offset + i + 1, score),))
-                for i, (key, score) in enumerate(hits)
-            ]
-            window, has_more = fused, more.get(leg, False)
+        head = fused[: plan.rerank_depth]
+        views = self._views([x.key for x in head], run)
+        head = [x for x in head if x.key in views]
+        passages = [_passage(views[x.key]) for x in head]
+        try:
+            scores = self.reranker.rerank(query, passages)
+        except Exception as exc:  # an optional stage: the fused order still answers
+            run.note(f"rerank failed ({type(exc).__name__}: {exc}); kept the fused order")
+            return fused
+        order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
+        reranked = [dataclasses.replace(head[i], score=float(scores[i])) for i in order]
+        run.latency["rerank"] = (time.perf_counter() - t) * 1000
+        return reranked + fused[plan.rerank_depth:]
+
+    def _relax(self, plan: RetrievalPlan, query: str, lanes: dict[str | None, _Lane], run: _Run) -> dict[str | None, _Lane]:
+        """A horizon the intent guessed ("latest") must not empty a collection the user asked for: such a
+        lane is searched again without the date bound, and the answer says so."""
+        out = dict(lanes)
+        for name, lane in lanes.items():
+            if lane.candidates:
+                continue
+            lane_plan = self._lane_plan(plan, name)
+            relaxed_plan = dataclasses.replace(lane_plan, filter=dataclasses.replace(lane_plan.filter, date_from=None))
+            relaxed = self._first_pass(relaxed_plan, query, run, "relaxed.")
+            if relaxed.candidates:
+                where = name or ", ".join(plan.collections) or "any collection"
+                run.note(f"retrieve: nothing in {where} since {plan.filter.date_from.isoformat()}; "  # type: ignore[union-attr]
+                         f"showing its best matches from any date")
+                out[name] = relaxed
+        return out
+
+    # ---- merge and page ---------------------------------------------------------------------------------
+
+    def _page(self, plan: RetrievalPlan, lanes: Mapping[str | None, _Lane], run: _Run) -> tuple[tuple[EvidenceHit, ...], bool]:
+        end = plan.offset + plan.limit
+        more = any(lane.more for lane in lanes.values())
+        if None in lanes:
+            cands = lanes[None].candidates
+            hits = self._hits(cands[plan.offset:end], run)
+            return tuple(hits), more or len(cands) > end
+        merged: dict[str, EvidenceHit] = {}
+        for lane in lanes.values():  # de-duplicate by canonical item id, keeping the best-scored hit
+            for hit in self._hits(lane.candidates[:end], run):
+                kept = merged.get(hit.item.id)
+                if kept is None or hit.score > kept.score:
+                    merged[hit.item.id] = hit
+        if plan.merge == "recency":
+            order = interleave_by_recency(plan.collections, merged.values())
         else:
-            fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
-            if plan.profile == "weighted":
-                fused = self._weighted(plan, ranked, fused)
-            window = fused[plan.offset : plan.offset + plan.limit]
-            has_more = len(fused) > plan.offset + plan.limit or any(more.values())
-        latency["fuse"] = (time.perf_counter() - t) * 1000
+            order = sorted(merged.values(), key=lambda h: (-h.score, h.chunk.id))
+        more = more or any(len(lane.candidates) > end for lane in lanes.values())
+        return tuple(order[plan.offset:end]), more or len(order) > end
 
-        t = time.perf_counter()
-        views = self.store.hydrate([x.key for x in window])
-        hits_out = tuple(
-            EvidenceHit(chunk=views[x.key].chunk, item=views[x.key].item, score=x.score, legs=x.legs)
-            for x in window
-            if x.key in views
-        )
-        latency["hydrate"] = (time.perf_counter() - t) * 1000
-        latency["retrieve"] = (time.perf_counter() - started) * 1000
-        return Evidence(plan=plan, hits=hits_out, has_more=has_more, latency_ms=latency, degraded=tuple(degraded))
+    def _views(self, keys: Sequence[int], run: _Run) -> dict[int, ChunkView]:
+        missing = [k for k in keys if k not in run.views]
+        if missing:
+            t = time.perf_counter()
+            fetched = self.store.hydrate(missing)
+            with run.lock:
+                run.views.update(fetched)
+                run.latency["hydrate"] = run.latency.get("hydrate", 0.0) + (time.perf_counter() - t) * 1000
+        return {k: run.views[k] for k in keys if k in run.views}
 
-    def _weighted(self, plan: RetrievalPlan, ranked: Mapping[Leg, list[Hit]], fused: list[Fused]) -> list[Fused]:
+    def _hits(self, fused: Sequence[Fused], run: _Run) -> list[EvidenceHit]:
+        """Hydrated hits; a key whose chunk was deleted meanwhile is absent from ``hydrate`` and skipped."""
+        views = self._views([x.key for x in fused], run)
+        return [EvidenceHit(chunk=views[x.key].chunk, item=views[x.key].item, score=x.score, legs=x.legs)
+                for x in fused if x.key in views]
+
+    def _chunk_vector(self, hit: EvidenceHit) -> np.ndarray | None:
+        vectors = self.store.item_vectors(hit.item.id)
+        return vectors[hit.chunk.position] if hit.chunk.position < len(vectors) else None
+
+    def _weighted(self, plan: RetrievalPlan, query: str, ranked: Mapping[Leg, list[Hit]], fused: list[Fused]) -> list[Fused]:
         """Re-score the union of both legs' candidates with the weighted profile.
 
         A keyword-only candidate's cosine is unknown without fetching its vector; it is estimated as the
         lowest cosine the vector leg returned, an upper bound on its true cosine (it ranked below all of
         them), which keeps such candidates honest without an extra round trip per hit.
         """
-        vector_hits = ranked.get("vector", [])
-        cosines = dict(vector_hits)
+        cosines = dict(ranked.get("vector", []))
         floor = min(cosines.values()) if cosines else 0.0
         views = self.store.hydrate([x.key for x in fused])
-        query_terms = frozenset(analyze(plan.query))
+        query_terms = frozenset(analyze(query))
         today = self._today or dt.date.today()
         profile = self.settings.weighted
         rescored = []
@@ -212,40 +377,10 @@ class Retriever:
         rescored.sort(key=lambda x: -x.score)  # stable: equal scores keep RRF's backend-independent order
         return rescored
 
-    def _fan_out(self, plan: RetrievalPlan) -> Evidence:
-        started = time.perf_counter()
-        if "vector" in plan.legs and plan.profile != "keyword":
-            self.embed_query(plan.query)  # once, before the collections run concurrently and would each embed it
-        per_collection = {
-            name: self._fan_pool.submit(
-                self._retrieve_one,
-                dataclasses.replace(plan, pattern="pipeline", collections=(name,), offset=0,
-                                    limit=plan.offset + plan.limit,
-                                    filter=dataclasses.replace(plan.filter, collections=(name,))),
-            )
-            for name in plan.collections
-        }
-        results = {name: fut.result() for name, fut in per_collection.items()}
-        merged: dict[str, EvidenceHit] = {}
-        for name in plan.collections:  # de-duplicate by canonical item id, keeping the best-scored hit
-            for hit in results[name].hits:
-                kept = merged.get(hit.item.id)
-                if kept is None or hit.score > kept.score:
-                    merged[hit.item.id] = hit
-        if plan.merge == "recency":
-            order = interleave_by_recency(plan.collections, merged.values())
-        else:
-            order = sorted(merged.values(), key=lambda h: (-h.score, h.chunk.id))
-        window = tuple(order[plan.offset : plan.offset + plan.limit])
-        latency = {f"{name}.{k}": v for name, ev in results.items() for k, v in ev.latency_ms.items()}
-        latency["retrieve"] = (time.perf_counter() - started) * 1000
-        return Evidence(
-            plan=plan,
-            hits=window,
-            has_more=len(order) > plan.offset + plan.limit or any(ev.has_more for ev in results.values()),
-            latency_ms=latency,
-            degraded=tuple(note for ev in results.values() for note in ev.degraded),
-        )
+
+def _passage(view: ChunkView) -> str:
+    title = view.item.title.strip()
+    return f"{title}\n{view.chunk.text}" if title and not view.chunk.text.startswith(title) else view.chunk.text
 
 
 def interleave_by_recency(collections: Sequence[str], hits: Iterable[EvidenceHit]) -> list[EvidenceHit]:

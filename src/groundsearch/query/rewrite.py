@@ -3,6 +3,8 @@
 * PRF (Rocchio's idea, as in RM3): terms shared by several top results but absent from the query are
   added to a keyword-only second pass, which recovers documents that use the corpus' words rather
   than the user's. Only the keyword leg sees the expansion: embedding an expanded string drifts.
+* Dense PRF (Rocchio 1971, in vector space as in ANCE-PRF / Li et al. 2021): the query vector moves
+  toward the mean of the top results' vectors and the vector leg runs again from there.
 * Multi-query: a comparison or multi-topic question is split into one sub-query per target, each
   retrieved on its own, then fused by RRF, so one target's vocabulary cannot crowd out the other's.
 * Reformulation (after a failed relevance gate): the intent's topic keywords alone, which drops the
@@ -11,20 +13,24 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
 
-from ..store.text import analyze
-from ..types import Evidence, EvidenceHit, Intent
-from .fusion import reciprocal_rank_fusion
+import numpy as np
 
-__all__ = ["fuse_evidence", "prf_terms", "reformulate", "sub_queries"]
+from ..store.text import analyze
+from ..types import EvidenceHit, Intent
+
+__all__ = ["PRF_DOCS", "prf_terms", "reformulate", "rocchio", "sub_queries"]
 
 PRF_DOCS = 5
 PRF_TERMS = 5
 MAX_SUB_QUERIES = 4
+# Rocchio weights: SMART's classic alpha = 1, beta = 0.75 (no negative feedback: the bottom of a dense
+# ranking is not known to be irrelevant).
+ROCCHIO_ALPHA = 1.0
+ROCCHIO_BETA = 0.75
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
 
 
@@ -54,6 +60,13 @@ def prf_terms(query: str, hits: Sequence[EvidenceHit], *, docs: int = PRF_DOCS, 
     return [surface[s].most_common(1)[0][0] for s in ranked]
 
 
+def rocchio(query: np.ndarray, top: np.ndarray, *, alpha: float = ROCCHIO_ALPHA, beta: float = ROCCHIO_BETA) -> np.ndarray:
+    """``alpha·q + beta·mean(top)``, L2-normalised (cosine search wants unit vectors)."""
+    moved = alpha * np.asarray(query, dtype=np.float32) + beta * np.asarray(top, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(moved))
+    return (moved / norm).astype(np.float32) if norm > 0 else np.asarray(query, dtype=np.float32)
+
+
 def sub_queries(intent: Intent, query: str) -> list[str]:
     """One query per comparison target (with the shared topic), else one per topic keyword."""
     topic = " ".join(k for k in intent.topic_keywords
@@ -71,20 +84,3 @@ def reformulate(intent: Intent, query: str) -> str | None:
     if not text or text.casefold() == query.casefold():
         return None
     return text
-
-
-def fuse_evidence(runs: Sequence[Evidence], *, k: int, limit: int) -> tuple[EvidenceHit, ...]:
-    """RRF over several evidence lists (the original run first), one hit per chunk, top ``limit``.
-
-    Each run's hits are ranks of one "leg"; a hit keeps the per-leg provenance of the run that found it
-    first, so ``--explain`` still shows the keyword and vector ranks behind it.
-    """
-    first: dict[str, EvidenceHit] = {}
-    for run in runs:
-        for h in run.hits:
-            first.setdefault(h.chunk.id, h)
-    key = {chunk_id: n for n, chunk_id in enumerate(first)}  # hydrated already: number chunks by first sighting
-    ranked = {f"run{i}": [(key[h.chunk.id], h.score) for h in run.hits] for i, run in enumerate(runs)}
-    fused = reciprocal_rank_fusion(ranked, k=k)  # type: ignore[arg-type]
-    by_key = list(first.values())
-    return tuple(dataclasses.replace(by_key[f.key], score=f.score) for f in fused[:limit])

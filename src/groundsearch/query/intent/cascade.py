@@ -24,6 +24,8 @@ from ...models.llm import load_prompt, models_of
 from ...settings import Settings
 from ...types import MAX_QUERY_CHARS, Hints, Intent
 from .cache import IntentCache, build_intent_cache, cache_key
+from .format_model import FormatClassifier
+from .format_step import FormatDecision, FormatStep
 from .llm_tier import LLMTier
 from .prototypes import PrototypeIndex, PrototypeMatch
 from .rules import DomainVocab, RuleResult, classify_rules
@@ -43,6 +45,8 @@ class Classification:
     model: str | None
     latency_ms: dict[str, float]
     degraded: tuple[str, ...]
+    format_tier: str = "cache"  # which tier decided the format: rules / classifier / llm / fallback
+    format_confidence: float | None = None  # that tier's measured accuracy for this case (dev split)
 
 
 def _consistent(values: dict[str, Any]) -> dict[str, Any]:
@@ -50,7 +54,7 @@ def _consistent(values: dict[str, Any]) -> dict[str, Any]:
     if values["format"] == "chart":
         values["chart_subtype"] = values.get("chart_subtype") or "bar"
     else:
-        values["chart_subtype"] = None
+        values["chart_subtype"] = values["chart_requested"] = None
     if values["format"] == "graph":
         values["retrieval_pattern"] = "kg"
     elif values.get("retrieval_pattern") != "kg":
@@ -83,6 +87,24 @@ def _prototype_intent(rules: RuleResult, match: PrototypeMatch) -> Intent:
     return merge_with_rules(rules, fields, tier="prototypes", confidence=match.cosine)
 
 
+def _with_format(intent: Intent, decision: FormatDecision) -> Intent:
+    values = intent.model_dump()
+    values.update(format=decision.format, chart_subtype=decision.chart_subtype,
+                  chart_requested=decision.chart_requested[:64] if decision.chart_requested else None)
+    if decision.tier != "rules" and intent.tier == "rules":
+        values["tier"] = "prototypes"  # tier 1 abstained on the format, so it is not the rules' answer
+    return Intent.model_validate(_consistent(values))
+
+
+def _e5_classifier(embedder: Embedder) -> FormatClassifier:
+    """The engine's embedder when it is e5 already, else a one-thread e5 of its own (multilingual)."""
+    if embedder.model_id.startswith("multilingual-e5"):
+        return FormatClassifier(embedder)
+    from ...models.e5 import E5Embedder
+
+    return FormatClassifier(E5Embedder(threads=1))
+
+
 class IntentCascade:
     """``classify(query, hints)`` → :class:`Classification`. Thread-safe; build one per engine."""
 
@@ -94,6 +116,7 @@ class IntentCascade:
         *,
         cache: IntentCache | None = None,
         data_dir: Path | None = None,
+        format_step: FormatStep | None = None,
     ) -> None:
         self.settings = settings
         self.domains = domain_names(settings)
@@ -112,6 +135,7 @@ class IntentCascade:
                 max_tokens=settings.llm.max_tokens, request_token_budget=settings.llm.request_token_budget,
             )
         self._shadow: ThreadPoolExecutor | None = None
+        self.format_step = format_step if format_step is not None else FormatStep(lambda: _e5_classifier(embedder))
 
     # -- tiers ---------------------------------------------------------------------------------------
 
@@ -121,14 +145,26 @@ class IntentCascade:
                 self._prototypes = PrototypeIndex(self._embedder, data_dir=self._data_dir)
             return self._prototypes
 
-    def _classify_uncached(self, query: str) -> tuple[Intent, str | None, dict[str, float], list[str]]:
+    def _classify_uncached(self, query: str) -> tuple[Intent, str | None, dict[str, float], list[str], FormatDecision]:
         latency: dict[str, float] = {}
-        degraded: list[str] = []
         t = time.perf_counter()
         rules = classify_rules(query, self.vocab)
         latency["rules"] = (time.perf_counter() - t) * 1000
+        intent, model, degraded, llm_intent = self._routing(query, rules, latency)
+        assert rules.directive is not None
+        t = time.perf_counter()
+        decision, notes = self.format_step.decide(query, rules.directive, llm_intent)
+        if decision.tier != "rules":
+            latency["format"] = (time.perf_counter() - t) * 1000
+        degraded.extend(notes)
+        return _with_format(intent, decision), model, latency, degraded, decision
+
+    def _routing(self, query: str, rules: RuleResult, latency: dict[str, float]
+                 ) -> tuple[Intent, str | None, list[str], Intent | None]:
+        """The whole-intent cascade for the routing fields; the format is decided after it, field by field."""
+        degraded: list[str] = []
         if rules.confidence >= self.settings.intent.rules_threshold:
-            return rules.intent, None, latency, degraded
+            return rules.intent, None, degraded, None
 
         candidates = [rules.intent]
         t = time.perf_counter()
@@ -141,7 +177,7 @@ class IntentCascade:
             candidates.append(proto_intent)
             if match.cosine >= self.settings.intent.prototype_threshold:
                 latency["prototypes"] = (time.perf_counter() - t) * 1000
-                return proto_intent, None, latency, degraded
+                return proto_intent, None, degraded, None
         latency["prototypes"] = (time.perf_counter() - t) * 1000
 
         if self.llm_tier is not None:
@@ -152,13 +188,13 @@ class IntentCascade:
             if outcome.intent is not None:
                 produced = outcome.intent.model_dump(exclude={"tier", "confidence"})
                 intent = merge_with_rules(rules, produced, tier="llm", confidence=outcome.intent.confidence)
-                return intent, outcome.model, latency, degraded
+                return intent, outcome.model, degraded, outcome.intent
         else:
             degraded.append("intent: no LLM configured; best of tiers 1-2 used below its confidence gate")
         best = max(candidates, key=lambda i: i.confidence)
         if self.llm_tier is not None:
             degraded.append(f"intent: LLM tier failed; fell back to tier {best.tier}")
-        return best, None, latency, degraded
+        return best, None, degraded, None
 
     # -- public --------------------------------------------------------------------------------------
 
@@ -176,7 +212,7 @@ class IntentCascade:
         if hints.horizon_days is not None:
             values["horizon_days"] = hints.horizon_days
         if hints.format is not None and hints.format != intent.format:
-            values["format"], values["chart_subtype"] = hints.format, None
+            values["format"], values["chart_subtype"], values["chart_requested"] = hints.format, None, None
         if hints.domain is not None or hints.format is not None:
             values["retrieval_pattern"] = "pipeline" if values["retrieval_pattern"] == "agentic" else values[
                 "retrieval_pattern"]
@@ -193,12 +229,12 @@ class IntentCascade:
         cached = self.cache.get(key)
         if cached is not None:
             return Classification(cached, True, None, {"cache": (time.perf_counter() - t) * 1000}, ())
-        intent, model, latency, degraded = self._classify_uncached(query)
+        intent, model, latency, degraded, decision = self._classify_uncached(query)
         intent = self._apply_hints(intent, hints)
         self.cache.put(key, intent)
         if self.settings.intent.shadow and self.llm_tier is not None and intent.tier != "llm":
             self._shadow_compare(query, intent)
-        return Classification(intent, False, model, latency, tuple(degraded))
+        return Classification(intent, False, model, latency, tuple(degraded), decision.tier, decision.confidence)
 
     # -- shadow mode ---------------------------------------------------------------------------------
 

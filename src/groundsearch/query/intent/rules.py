@@ -1,7 +1,9 @@
 """Tier 1: explicit phrasing → intent fields, in microseconds, with no model.
 
 Each field is decided only by an explicit cue ("as a table", "bar chart", "research papers", "vs",
-"last 3 months"); a field with no cue keeps its default and is *not* counted as decided. Confidence is a
+"last 3 months"); a field with no cue keeps its default and is *not* counted as decided. The format comes
+from :func:`.directives.read_directive` (nine languages, negation, mention versus use), and counts as
+decided only when the directive is sure. Confidence is a
 function of how many of the three routing fields (format, domains, complexity) were decided, so the
 cascade moves on to prototypes or the LLM exactly when the phrasing was not explicit.
 
@@ -15,7 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...types import ChartSubtype, Complexity, Format, Intent, RetrievalPattern
+from ...types import Complexity, Format, Intent, RetrievalPattern
+from .directives import Directive, read_directive
 
 __all__ = ["RECENT_DAYS", "DomainVocab", "RuleResult", "classify_rules", "rule_confidence"]
 
@@ -80,38 +83,6 @@ class DomainVocab:
         return tuple(sorted(set(found)))
 
 
-# --- format ----------------------------------------------------------------------------------------
-
-_TABLE = _rx(
-    r"\b(tables?|tabular|tabulated?|tabulation|spreadsheet|rows?\b.*\bcolumns?|rows? for each|"
-    r"in a grid|side[- ]by[- ]side)\b"
-)
-_TIMELINE = _rx(r"\b(timelines?|chronolog\w*)\b")
-_TORNADO = _rx(r"\btornado\b")
-_CHART_WORD = _rx(
-    r"\b(charts?|chart\w*|plot|plotted|plotting|visuali[sz]e|visuali[sz]ation|histogram|diagram|"
-    r"bar graph|line graph|graph (?:the|of the number|of paper|of release)|pie)\b"
-)
-_GRAPH = _rx(
-    r"\b(network|knowledge graph|relationship map|mind ?map|relationships? between|connections? between|"
-    r"graph of how|how .{0,80}\b(?:relate[ds]?|connected|connect)\b|(?:are|is) connected|linked to|"
-    r"co-occurring|relationships)\b"
-)
-_GRAPH_WORD = _rx(r"\bgraph\b")
-_OVER_TIME = _rx(r"\b(over time|evolved|evolution of|time series|trend line|growth in|growth of)\b")
-
-# --- chart subtypes ----------------------------------------------------------------------------------
-
-_LINE = _rx(
-    r"\b(line (?:chart|graph|plot)|over time|trend line|time series|growth|evolved|per (?:month|week|quarter|year)|"
-    r"monthly|weekly|quarterly|by month|month by month|counts per)\b"
-)
-_BAR = _rx(r"\b(bar (?:chart|graph)|histogram|column chart|pie)\b")
-_RANKED = _rx(
-    r"\b(top \d+|top (?:five|ten|twenty)|ranked|ranking|rank|leaderboard|most (?:active|popular|common|cited|frequent)|"
-    r"dominate|ordered by|sorted by)\b"
-)
-
 # --- complexity --------------------------------------------------------------------------------------
 
 _COMPARE = _rx(
@@ -173,31 +144,13 @@ class RuleResult:
     intent: Intent
     decided: frozenset[str]
     confidence: float
+    directive: Directive | None = None
 
 
 def rule_confidence(decided: Iterable[str]) -> float:
     """0.55 with no explicit cue, +0.15 per decided routing field: two of three clears the 0.85 gate."""
     routing = {"format", "domains", "complexity"} & set(decided)
     return round(0.55 + 0.15 * len(routing), 4)
-
-
-def _format(text: str) -> tuple[Format, ChartSubtype | None, bool]:
-    if _TORNADO.search(text):
-        return "chart", "tornado", True
-    if _GRAPH.search(text) and (_GRAPH_WORD.search(text) or not _CHART_WORD.search(text)):
-        if not _TABLE.search(text):
-            return "graph", None, True
-    if _TIMELINE.search(text):
-        return "timeline", None, True
-    if _TABLE.search(text):
-        return "table", None, True
-    if _CHART_WORD.search(text) or _OVER_TIME.search(text) or _GRAPH_WORD.search(text):
-        if _LINE.search(text) and not _BAR.search(text):
-            return "chart", "line", True
-        if _RANKED.search(text):
-            return "chart", "ranked-bar", True
-        return "chart", "bar", True
-    return "default", None, False
 
 
 def _horizon(text: str) -> int | None:
@@ -264,7 +217,9 @@ def _pattern(fmt: Format, domains: tuple[str, ...], targets: tuple[str, ...]) ->
 def classify_rules(query: str, vocab: DomainVocab) -> RuleResult:
     """Tier 1. Pure: the same query and vocabulary always give the same result."""
     text = " ".join(query.split())
-    fmt, subtype, fmt_cue = _format(text)
+    directive = read_directive(text)
+    # A request with no format word at all is no cue for the routing confidence, as before directives.
+    fmt, subtype, fmt_cue = directive.format, directive.chart_subtype, directive.sure and directive.evidence != "none"
     domains = vocab.find(text)
     horizon = _horizon(text)
     targets = _targets(text)
@@ -281,6 +236,7 @@ def classify_rules(query: str, vocab: DomainVocab) -> RuleResult:
         retrieval_pattern=_pattern(fmt, domains, targets),
         format=fmt,
         chart_subtype=subtype,
+        chart_requested=directive.requested[:64] if directive.requested else None,
         horizon_days=horizon,
         comparison_targets=targets,
         topic_keywords=_keywords(text),
@@ -288,4 +244,4 @@ def classify_rules(query: str, vocab: DomainVocab) -> RuleResult:
         confidence=confidence,
         tier="rules",
     )
-    return RuleResult(intent=intent, decided=frozenset(decided), confidence=confidence)
+    return RuleResult(intent=intent, decided=frozenset(decided), confidence=confidence, directive=directive)

@@ -1,0 +1,361 @@
+"""Format directives: which format a request *asks for*, read from its words in nine languages.
+
+A format word in a request is one of three things, and only the first is a wish:
+
+* **used** — "as a table", "bar chart of …", "en una tabla", "用表格", a word the request starts with;
+* **mentioned** — a topic or a question about the word: "table of contents", "graph neural network papers",
+  "what is a tornado diagram", "how do I create a table in the config";
+* **refused** — "no table", "sin tabla", "ohne Diagramm", "表はいらない".
+
+:func:`read_directive` finds the words (:mod:`.lexicon`, whole words for Latin scripts, substrings for
+Chinese and Japanese, one typo allowed in words of five letters or more), decides which of the three each
+is, and says whether it is *sure*. It claims only what a frame makes plain; a format word with no frame, or a
+paraphrase with no format word ("one row per paper"), is returned unsure with its candidates so the
+cascade's classifier decides. ``evidence`` names the case, and the cascade's calibration table maps each
+case to the accuracy it measured on the dev split.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...types import ChartSubtype, Format
+from . import lexicon as lx
+
+__all__ = ["Directive", "Term", "fold", "read_directive", "subtype_from_cues"]
+
+_FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńňòóôõöøōŏőùúûüūŭůűųýÿźżžśšşřľłţťğ-_/"
+_FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
+_LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
+_ARTICLES = frozenset(
+    "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
+    "einem einen um uma o os il lo gli een het de any nice simple quick small big clear proper".split()
+)
+# Prepositions that put a format word to use: "as a table", "en forma de tabla", "als Tabelle", "numa tabela".
+_USE_PREP = frozenset(
+    "as in into on onto using via with en sous forme dans als im numa num em formato forma in nel nella".split()
+)
+_DIRECTIVE_VERBS = frozenset(
+    """show make give put draw create build generate render produce display list lay organise organize present
+    plot chart graph map tabulate visualise visualize want need like see get share turn convert format can
+    could would please pls let muestrame muestra muestren haz hazme pon dame crea genera dibuja quiero mets
+    montre montrez fais donne cree dessine affiche veux zeig zeige zeigen mach erstelle gib stelle zeichne
+    mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
+    geef laat wil""".split()
+)
+_QUESTION_START = frozenset("what what's whats how why when where which who does do is are will should".split())
+_MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
+    tuple(f.split())
+    for f in (
+        "what is", "what's", "whats", "what are", "what does", "what do", "define", "definition of",
+        "definition", "explain", "explaining", "meaning of", "how to read", "how do i read", "when should",
+        "when to use", "which library", "which libraries", "which release", "which releases",
+        "difference between", "different from", "is there a paper", "who wrote", "papers that",
+        "paper that", "papers which", "que es", "qu'est ce", "qu est ce", "was ist", "was sind", "o que e",
+        "cos'e", "cos e", "che cos'e", "wat is", "wat zijn", "que son", "c'est quoi",
+    )
+)
+_HOW_TO = re.compile(r"^(?:how (?:do|can|should|would) (?:i|we|you)|how to|como (?:creo|hago|agrego)|"
+                     r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann))\b")
+_COMPOUND_SUFFIXES = ("diagramme", "diagramm", "diagram", "grafiek", "chart", "plot", "graph", "karte", "kaart")
+# Frames that make every format word of the request a topic wherever they stand ("pie vs bar: which is better").
+_POST_FRAMES = re.compile(r"\b(?:which is better|better for|used for|good for|different from|differ from)\b")
+_TOPIC_PREP = frozenset("about on regarding sobre sur uber su sul sulla over".split())
+_TOPIC_NOUNS = frozenset("papers paper research articles article studies study work works".split())
+_CJK_MENTION_BEFORE = ("什么是", "何谓")
+_CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに")
+
+_OVER_TIME = re.compile(
+    r"\b(?:over time|per (?:month|week|quarter|day)|each (?:month|week|quarter)|every (?:month|week)|monthly|"
+    r"weekly|quarterly|by (?:month|week|quarter)|month by month|month over month|trend|trends|growth|evolution|"
+    r"evolved|since 20\d\d|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
+    r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
+)
+_RANKING = re.compile(r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|leaderboard|most \w+|biggest|largest)\b")
+_SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
+_COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
+_DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    kind: str  # a lexicon kind: table / timeline / graph / chart / chart:<subtype> / mention
+    words: str  # as the user wrote them
+    frame: str  # used / mentioned / refused / bare
+
+
+@dataclass(frozen=True, slots=True)
+class Directive:
+    format: Format
+    chart_subtype: ChartSubtype | None
+    requested: str | None  # the user's words for the chart kind, when a kind was named
+    evidence: str  # used / mentioned / refused / none / bare / paraphrase: a calibration bucket
+    sure: bool
+    candidates: tuple[Format, ...]  # formats a classifier may choose among (always with "default")
+    terms: tuple[Term, ...] = ()
+
+
+def fold(text: str) -> str:
+    """Lower-case, Latin accents dropped, hyphens and slashes as spaces; one character per character."""
+    return " ".join(text.split()).lower().translate(_LATIN_FOLD)
+
+
+def _dl1(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` are at most one edit apart (insert, delete, substitute, swap neighbours)."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        return a[i + 1:] == b[i + 1:] or (a[i + 1:i + 2] == b[i:i + 1] and a[i:i + 1] == b[i + 1:i + 2]
+                                           and a[i + 2:] == b[i + 2:])
+    return a[i + 1:] == b[i:] if la > lb else a[i:] == b[i + 1:]
+
+
+class _Index:
+    """The lexicon compiled once: token tuples, joined spellings, one-deletion neighbours, CJK surfaces."""
+
+    def __init__(self) -> None:
+        self.phrases: dict[tuple[str, ...], str] = {}
+        self.joined: dict[str, str] = {}
+        self.cjk: list[tuple[str, str]] = []
+        entries = [(s, "mention") for s in lx.MENTIONS] + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
+        for surface, kind in entries:
+            if _CJK.search(surface):
+                self.cjk.append((surface, kind))
+                continue
+            toks = tuple(_TOKEN.findall(fold(surface)))
+            self.phrases.setdefault(toks, kind)
+            self.joined.setdefault("".join(toks), kind)
+        self.cjk.sort(key=lambda e: -len(e[0]))
+        self.longest = max(len(t) for t in self.phrases)
+        self.deletes: dict[str, set[str]] = {}
+        for word in self.joined:
+            if len(word) >= 5:
+                for v in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
+                    self.deletes.setdefault(v, set()).add(word)
+        self.negations = tuple(sorted((tuple(n.split()) for n in lx.NEGATIONS), key=len, reverse=True))
+        self.contrasts = frozenset(lx.CONTRASTS)
+        self.paraphrases = {
+            fmt: re.compile(r"(?:\b|(?=[\u3040-\u9fff]))(?:" + "|".join(re.escape(fold(p)) for p in phrases) + ")")
+            for fmt, phrases in lx.PARAPHRASES.items()
+        }
+
+    def fuzzy(self, word: str) -> str | None:
+        if len(word) < 5 or word in lx.REAL_WORDS or "'" in word:
+            return None
+        # Compounds glue a kind to a chart word ("tornadodiagram", "sankeydiagramm"): the kind decides.
+        for suffix in _COMPOUND_SUFFIXES:
+            if word.endswith(suffix) and len(word) > len(suffix) + 2:
+                kind = self.joined.get(word[: -len(suffix)])
+                if kind is not None and kind.startswith("chart:"):
+                    return kind
+        for v in (word, *(word[:i] + word[i + 1:] for i in range(len(word)))):
+            for cand in self.deletes.get(v, ()):
+                if _dl1(word, cand):
+                    return self.joined[cand]
+        return None
+
+
+@lru_cache(maxsize=1)
+def _index() -> _Index:
+    return _Index()
+
+
+def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
+    return tuple(tokens[i:i + len(phrase)]) == phrase
+
+
+def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
+    matches = list(_TOKEN.finditer(folded))
+    tokens = [m.group() for m in matches]
+    hits: list[tuple[int, int, str]] = []  # (start token, end token, kind)
+    i = 0
+    while i < len(tokens):
+        found = None
+        for n in range(min(idx.longest, len(tokens) - i), 0, -1):
+            window = tokens[i:i + n]
+            kind = idx.phrases.get(tuple(window))
+            # Glued or split spellings ("barchart", "heat map") and typos, but never across an article or
+            # punctuation: "a timeline" is not a misspelt "atimeline".
+            if kind is None and (n == 1 or not any(t in _ARTICLES or t in _CLAUSE_END for t in window)):
+                kind = idx.joined.get("".join(window)) if n <= 3 else None
+                if kind is None and n <= 2:
+                    kind = idx.fuzzy("".join(window))
+            if kind is not None:
+                found = (i, i + n, kind)
+                break
+        if found:
+            hits.append(found)
+            i = found[1]
+        else:
+            i += 1
+    if not hits:
+        return []
+    clause_start = 0
+    question = tokens[0] in _QUESTION_START if tokens else False
+    how_to = bool(_HOW_TO.match(folded))
+    post_frame = bool(_POST_FRAMES.search(folded))
+    out = []
+    for start, end, kind in hits:
+        words = text[matches[start].start():matches[end - 1].end()]
+        if kind == "mention":
+            out.append(Term(kind, words, "mentioned"))
+            continue
+        clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
+        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx)))
+    return out
+
+
+def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
+           question: bool, how_to: bool, post_frame: bool, idx: _Index) -> str:
+    # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
+    format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
+    j = start - 1
+    while j >= clause_start:
+        tok = tokens[j]
+        if tok in idx.contrasts:
+            break
+        if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations if j - len(n) + 1 >= clause_start):
+            return "refused"
+        if not (tok in _ARTICLES or j in format_tokens or tok in ("or", "and", "nor", "o", "ou", "oder", "of",
+                                                                   "en", "y", "e", "und", "need", "want",
+                                                                   "any", "quiero", "make", "i", "do", "a")):
+            break
+        j -= 1
+    before = tokens[clause_start:start]
+    prep = start - 1
+    while prep >= clause_start and (tokens[prep] in _ARTICLES or tokens[prep] in ("of", "de", "d'un")):
+        prep -= 1
+    prep_use_article = prep < start - 1
+    prep_use = prep >= clause_start and tokens[prep] in _USE_PREP
+    if post_frame and not prep_use:
+        return "mentioned"
+    for k in range(clause_start, start):
+        if any(_starts(tokens, k, f) for f in _MENTION_FRAMES):
+            return "used" if prep_use and k < prep else "mentioned"
+    if how_to and not prep_use:
+        return "mentioned"
+    if (prep == start - 1 and tokens[prep] in _TOPIC_PREP and any(t in _TOPIC_NOUNS for t in before)
+            and not prep_use_article):
+        return "mentioned"
+    if prep_use:
+        return "used"
+    if question and clause_start == 0:
+        return "bare"
+    if all(t in _ARTICLES for t in before) or any(t in _DIRECTIVE_VERBS for t in before):
+        return "used"
+    return "bare"
+
+
+def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
+    taken = [False] * len(folded)
+    out: list[tuple[int, Term]] = []
+    for surface, kind in idx.cjk:
+        pos = folded.find(surface)
+        while pos >= 0:
+            end = pos + len(surface)
+            if not any(taken[pos:end]):
+                for p in range(pos, end):
+                    taken[p] = True
+                out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind))))
+            pos = folded.find(surface, end)
+    return [t for _, t in sorted(out, key=lambda e: e[0])]
+
+
+def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
+    if kind == "mention":
+        return "mentioned"
+    before, after = folded[max(0, pos - 6):pos], folded[end:end + 6]
+    if any(n in before for n in lx.NEGATIONS_CJK_BEFORE) or any(after.lstrip("はがも").startswith(n.lstrip("は"))
+                                                                 for n in lx.NEGATIONS_AFTER):
+        return "refused"
+    if any(m in folded[:pos] for m in _CJK_MENTION_BEFORE) or any(m in after for m in _CJK_MENTION_AFTER):
+        return "mentioned"
+    return "used"
+
+
+def _format_of(kind: str) -> Format:
+    return "chart" if kind.startswith("chart") else kind  # type: ignore[return-value]
+
+
+# Which of several used words decides: a named chart kind, then a network, a timeline, a table, a bare chart.
+_RANK = {"graph": 1, "timeline": 2, "table": 3, "chart": 4}
+
+
+def _choose(terms: list[Term]) -> Term:
+    return min(terms, key=lambda t: 0 if t.kind.startswith("chart:") else _RANK[t.kind])
+
+
+def subtype_from_cues(folded: str) -> ChartSubtype:
+    """The kind of a chart asked for with no kind named: the house convention of the labelled set."""
+    if _COLOUR.search(folded):
+        return "heatmap"
+    if _SHARE.search(folded):
+        return "pie"
+    if _DOTS.search(folded):
+        return "scatter"
+    if _RANKING.search(folded):
+        return "ranked-bar"
+    if _OVER_TIME.search(folded):
+        return "line"
+    return "bar"
+
+
+# A bare "graph" next to a relation is a network, not a chart: "graph of how the labs relate to each other".
+_RELATION = re.compile(r"\b(?:relate[sd]?|relations?|relationships?|connected|connections?|connect|links?|linked|"
+                       r"co ?authors?|collaborat\w+|beziehungen|relaciones|relacoes|relazioni|relaties)\b")
+_GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
+
+
+def _as_graph(chosen: Term, folded: str) -> bool:
+    return chosen.kind == "chart" and fold(chosen.words) in _GRAPH_WORDS and bool(_RELATION.search(folded))
+
+
+def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
+    if chosen.kind.startswith("chart:"):
+        return chosen.kind.split(":", 1)[1], chosen.words  # type: ignore[return-value]
+    if chosen.kind == "chart":
+        return subtype_from_cues(folded), None
+    return None, None
+
+
+def read_directive(query: str) -> Directive:
+    """Pure and fast (tens of microseconds): the same text always gives the same directive."""
+    idx = _index()
+    text = " ".join(query.split())
+    folded = fold(text)
+    terms = _latin_terms(text, folded, idx)
+    if _CJK.search(folded):
+        terms += _cjk_terms(text, folded, idx)
+    used = [t for t in terms if t.frame == "used" and t.kind != "mention"]
+    bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
+    if used:
+        chosen = _choose(used + bare)
+        if _as_graph(chosen, folded):
+            return Directive("graph", None, None, "used", True, (), tuple(terms))
+        subtype, requested = _chart_fields(chosen, folded)
+        return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms))
+    if bare:
+        chosen = _choose(bare)
+        if _as_graph(chosen, folded):
+            return Directive("graph", None, None, "bare", False, ("graph", "chart"), tuple(terms))
+        subtype, requested = _chart_fields(chosen, folded)
+        candidates = tuple(dict.fromkeys(_format_of(t.kind) for t in bare))
+        return Directive(_format_of(chosen.kind), subtype, requested, "bare", False, candidates, tuple(terms))
+    if terms:
+        refused = any(t.frame == "refused" for t in terms)
+        return Directive("default", None, None, "refused" if refused else "mentioned", True, (), tuple(terms))
+    pointed = tuple(fmt for fmt, rx in idx.paraphrases.items() if rx.search(folded))
+    if pointed:
+        return Directive("default", None, None, "paraphrase", False, pointed)
+    return Directive("default", None, None, "none", True, ())

@@ -1,0 +1,85 @@
+"""The format decision of the cascade, field by field: tier 1 when sure, else tier 2, tier 3 only where it won.
+
+The rest of the intent (domains, complexity, horizon) keeps the cascade's whole-intent gates; the format is
+decided here because it is the field a user sees ignored. Tier 1 (the directive reader) answers when it is
+sure; otherwise the e5 classifier chooses among the formats the lexicon found (or any format, for a
+paraphrase with no format word). Tier 3's format or chart kind replaces tier 2's only for the fields listed
+in ``calibration.llm_wins``, which the intent eval fills from measurement. Each decision's ``confidence`` is
+the accuracy its tier measured for that case on the dev split (``calibration.json``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...errors import ConfigError, EmbeddingFailed, ModelError
+from ...types import ChartSubtype, Format, Intent
+from .directives import Directive, fold, subtype_from_cues
+from .format_model import Calibration, FormatClassifier, load_calibration
+
+__all__ = ["FormatDecision", "FormatStep"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FormatDecision:
+    format: Format
+    chart_subtype: ChartSubtype | None
+    chart_requested: str | None
+    tier: str  # rules / classifier / llm / fallback
+    confidence: float  # measured accuracy of this tier for this case (dev split)
+
+
+class FormatStep:
+    """Thread-safe; the classifier (and its e5 weights) loads on the first request tier 1 is unsure of."""
+
+    def __init__(self, classifier: Callable[[], FormatClassifier] | None, calibration: Calibration | None = None):
+        self.calibration = calibration or load_calibration()
+        self._factory = classifier
+        self._classifier: FormatClassifier | None = None
+        self._failed: str | None = None
+        self._lock = threading.Lock()
+
+    def _model(self) -> FormatClassifier | None:
+        with self._lock:
+            if self._classifier is None and self._failed is None and self._factory is not None:
+                try:
+                    self._classifier = self._factory()
+                except (ModelError, ConfigError) as exc:
+                    self._failed = exc.message
+                    log.warning("format classifier unavailable: %s", exc.message)
+            return self._classifier
+
+    def decide(self, query: str, directive: Directive, llm: Intent | None = None) -> tuple[FormatDecision, list[str]]:
+        cal = self.calibration
+        if directive.sure:
+            return FormatDecision(directive.format, directive.chart_subtype, directive.requested, "rules",
+                                  cal.rules_confidence(directive.evidence)), []
+        degraded: list[str] = []
+        fmt, tier, conf = directive.format, "fallback", cal.rules_confidence(directive.evidence)
+        model = self._model()
+        if model is None:
+            degraded.append(f"format classifier unavailable ({self._failed or 'not configured'}); "
+                            "tier-1 reading used below its confidence gate")
+        else:
+            try:
+                fmt, p = model.predict(query, directive.candidates)
+                tier, conf = "classifier", cal.classifier_confidence(p)
+            except EmbeddingFailed as exc:
+                degraded.append(f"format classifier failed ({exc.message}); tier-1 reading used")
+        if llm is not None and "format" in cal.llm_wins:
+            fmt, tier, conf = llm.format, "llm", cal.llm_confidence(llm.confidence)
+        subtype: ChartSubtype | None = None
+        requested = None
+        if fmt == "chart":
+            if directive.format == "chart":
+                subtype, requested = directive.chart_subtype, directive.requested
+            elif llm is not None and "chart_subtype" in cal.llm_wins and llm.chart_subtype:
+                subtype = llm.chart_subtype
+            else:
+                subtype = subtype_from_cues(fold(query))
+        return FormatDecision(fmt, subtype, requested, tier, conf), degraded

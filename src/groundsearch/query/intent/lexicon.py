@@ -1,0 +1,246 @@
+"""Format and chart words in nine languages (en es fr de pt it nl zh ja), as data.
+
+Every surface is written lower-case and without accents (the matcher folds the request the same way), with
+hyphens as spaces. A *kind* is a format (``table``, ``timeline``, ``graph``), ``chart`` for a chart word that
+names no kind ("chart", "gráfico", "グラフ"), or ``chart:<subtype>`` for a named kind (``chart:other`` for a
+kind outside :data:`~groundsearch.types.ChartSubtype`). Latin surfaces match whole words; CJK surfaces match
+as substrings, because Chinese and Japanese do not separate words with spaces.
+
+The lists were built from the dev split and from each language's usual chart vocabulary, never from the
+held-out split (``evaluation/data/README.md``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CONTRASTS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
+    "REAL_WORDS",
+]
+
+KINDS: dict[str, tuple[str, ...]] = {
+    "table": (
+        "table", "tables", "tabular", "tabulate", "tabulated", "tabulation", "spreadsheet", "csv", "excel style",
+        "tabla", "tablas", "hoja de calculo", "formato tabular", "tabular",
+        "tableau", "tableaux", "tabulaire", "tableur",
+        "tabelle", "tabellen", "tabellarisch", "tabellenform",
+        "tabela", "tabelas", "planilha", "tabular",
+        "tabella", "tabelle", "tabellare",
+        "tabel", "tabellen", "tabelvorm",
+        "表格", "一览表", "表形式", "一覧表", "表に", "表で", "表は", "表を", "表にまとめ",
+    ),
+    "timeline": (
+        "timeline", "timelines", "time line", "chronology", "chronological", "chronologically",
+        "linea de tiempo", "cronologia", "cronograma",
+        "chronologie", "frise chronologique", "ligne du temps",
+        "zeitleiste", "zeitstrahl", "zeitachse", "chronik",
+        "linha do tempo", "cronologia",
+        "linea temporale", "sequenza temporale", "cronologia",
+        "tijdlijn", "tijdsbalk", "chronologie",
+        "时间线", "时间轴", "时间表", "タイムライン", "年表", "時系列表",
+    ),
+    "graph": (
+        "knowledge graph", "network", "relationship map", "relationship graph", "mind map", "mindmap",
+        "co authorship network", "connections between", "relationships between", "network graph",
+        "red de coautores", "red de relaciones", "red de autores", "grafo", "grafo de",
+        "reseau", "graphe des relations", "carte des relations",
+        "netzwerk", "netzwerkdarstellung", "graph der beziehungen", "beziehungsgraph",
+        "rede de coautores", "rede de relacoes", "rede de autores",
+        "rete dei coautori", "rete delle relazioni", "rete di",
+        "netwerk",
+        "关系图", "关系网络", "网络图", "关系图谱", "知识图谱",
+        "ネットワーク図", "関係図", "関係ネットワーク", "ネットワーク", "相関図",
+    ),
+    "chart": (
+        "chart", "charts", "graph", "graphs", "plot", "plots", "plotted", "diagram", "diagrams", "visual",
+        "visuals", "visualise", "visualize", "visualisation", "visualization", "draw", "figure",
+        "grafico", "graficos", "grafica", "graficas", "diagrama", "diagramas",
+        "graphique", "graphiques", "diagramme", "diagrammes", "graphe",
+        "diagramm", "diagramme", "grafik", "schaubild",
+        "grafico", "graficos", "diagrama",
+        "grafico", "grafici", "diagramma", "diagrammi",
+        "grafiek", "grafieken", "diagram",
+        "图表", "グラフ", "チャート", "図",
+    ),
+    "chart:bar": (
+        "bar chart", "bar graph", "bar plot", "barchart", "bargraph", "column chart", "bars", "bar",
+        "grafico de barras", "grafica de barras", "diagrama de barras",
+        "diagramme en barres", "graphique a barres", "graphique en barres", "diagramme a barres",
+        "balkendiagramm", "saulendiagramm", "stabdiagramm", "balkengrafik",
+        "grafico de colunas",
+        "grafico a barre", "istogramma a barre", "diagramma a barre",
+        "staafdiagram", "staafgrafiek", "kolomdiagram",
+        "柱状图", "条形图", "柱形图", "棒グラフ",
+    ),
+    "chart:ranked-bar": ("ranked bar", "ranked bar chart", "ranked bars", "leaderboard chart"),
+    "chart:stacked-bar": (
+        "stacked bar", "stacked bars", "stacked bar chart", "stacked column", "stacked column chart",
+        "barras apiladas", "grafico de barras apiladas", "grafico de barras empilhadas", "diagramme en barres empilees",
+        "grafico a barre impilate", "barres empilees", "gestapeltes balkendiagramm", "barras empilhadas",
+        "barre impilate", "gestapelde staafdiagram", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
+    ),
+    "chart:line": (
+        "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
+        "grafico de lineas", "grafica de lineas", "grafico lineal",
+        "courbe", "courbes", "graphique lineaire", "graphique en courbes", "diagramme lineaire",
+        "liniendiagramm", "kurvendiagramm", "verlaufsdiagramm",
+        "grafico de linhas", "grafico de linha",
+        "grafico a linee", "grafico lineare",
+        "lijndiagram", "lijngrafiek",
+        "折线图", "趋势图", "线图", "折れ線グラフ", "折れ線",
+    ),
+    "chart:area": (
+        "area chart", "area graph", "area plot", "grafico de area", "grafico de areas", "graphique en aires",
+        "flachendiagramm", "grafico ad area", "vlakdiagram", "面积图", "面グラフ", "エリアチャート",
+    ),
+    "chart:pie": (
+        "pie", "pie chart", "pie graph", "piechart", "slices",
+        "grafico circular", "grafico de pastel", "grafico de tarta", "diagrama circular", "grafico de torta",
+        "graphique en secteurs", "camembert", "diagramme circulaire",
+        "kreisdiagramm", "tortendiagramm",
+        "grafico de pizza", "grafico de setores",
+        "grafico a torta", "diagramma a torta",
+        "taartdiagram", "cirkeldiagram", "taartgrafiek",
+        "饼图", "饼状图", "円グラフ", "パイチャート",
+    ),
+    "chart:donut": (
+        "donut", "donut chart", "doughnut", "doughnut chart", "ring chart",
+        "grafico de anillo", "grafico de dona", "grafico de rosquilla",
+        "graphique en anneau", "diagramme en anneau",
+        "ringdiagramm", "donut diagramm",
+        "grafico de rosca", "grafico de anel",
+        "grafico a ciambella", "grafico ad anello",
+        "ringdiagram", "donutdiagram",
+        "环形图", "圆环图", "甜甜圈图", "ドーナツグラフ", "ドーナツチャート", "ドーナツ",
+    ),
+    "chart:histogram": (
+        "histogram", "histograms", "histograma", "histogramme", "histogramm", "istogramma", "直方图",
+        "ヒストグラム",
+    ),
+    "chart:heatmap": (
+        "heatmap", "heat map", "heatmaps", "mapa de calor", "carte de chaleur", "carte thermique",
+        "warmekarte", "mappa di calore", "mappa termica", "warmtekaart", "热力图", "热图", "ヒートマップ",
+    ),
+    "chart:scatter": (
+        "scatter", "scatter plot", "scatter chart", "scatterplot", "scatter graph",
+        "diagrama de dispersion", "grafico de dispersion",
+        "nuage de points", "diagramme de dispersion",
+        "streudiagramm", "punktdiagramm", "punktwolke",
+        "grafico de dispersao",
+        "grafico a dispersione",
+        "spreidingsdiagram", "spreidingsgrafiek",
+        "散点图", "散布図",
+    ),
+    "chart:bubble": (
+        "bubble chart", "bubble plot", "bubble graph", "grafico de burbujas", "graphique a bulles",
+        "blasendiagramm", "grafico de bolhas", "grafico a bolle", "bellendiagram", "气泡图", "バブルチャート",
+    ),
+    "chart:treemap": ("treemap", "tree map", "treemaps", "矩形树图", "树图", "ツリーマップ"),
+    "chart:sunburst": ("sunburst", "旭日图", "サンバースト"),
+    "chart:radar": (
+        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot",
+        "grafico de radar", "grafico de arana", "graphique en radar", "netzdiagramm", "radardiagramm",
+        "spinnennetzdiagramm", "grafico radar", "radardiagram", "spindiagram", "雷达图", "蛛网图",
+        "レーダーチャート",
+    ),
+    "chart:waterfall": (
+        "waterfall", "waterfall chart", "grafico de cascada", "graphique en cascade", "wasserfalldiagramm",
+        "grafico de cascata", "grafico a cascata", "watervaldiagram", "瀑布图", "ウォーターフォール",
+    ),
+    "chart:funnel": (
+        "funnel", "funnel chart", "funnel diagram", "grafico de embudo", "graphique en entonnoir",
+        "trichterdiagramm", "grafico de funil", "grafico a imbuto", "trechterdiagram", "漏斗图",
+        "ファネルチャート",
+    ),
+    "chart:gantt": (
+        "gantt", "gantt chart", "ganttchart", "gantt diagram", "gantt diagramm", "diagrama de gantt",
+        "diagramme de gantt", "diagramma di gantt", "gantt grafiek", "甘特图", "ガントチャート"),
+    "chart:box": (
+        "box plot", "boxplot", "box and whisker", "box and whisker plot", "box and whisker chart",
+        "diagrama de caja", "boite a moustaches", "kastengrafik", "diagrama de caixa", "diagramma a scatola",
+        "箱线图", "箱形图", "箱ひげ図",
+    ),
+    "chart:venn": (
+        "venn", "venn diagram", "venn diagramm", "diagrama de venn", "diagramme de venn", "diagramma di venn", "维恩图", "韦恩图", "ベン図"),
+    "chart:word-cloud": (
+        "word cloud", "wordcloud", "tag cloud", "nube de palabras", "nuage de mots", "wortwolke",
+        "schlagwortwolke", "nuvem de palavras", "nuvola di parole", "woordwolk", "woordenwolk", "词云",
+        "ワードクラウド",
+    ),
+    "chart:choropleth": (
+        "choropleth", "choropleth map", "mapa coropletico", "carte choroplethe", "choroplethenkarte",
+        "分级统计图", "コロプレス",
+    ),
+    "chart:sankey": (
+        "sankey", "sankey diagram", "sankey diagramm", "diagrama de sankey", "diagramme de sankey",
+        "diagramma di sankey", "sankey chart", "桑基图", "サンキー"),
+    "chart:tornado": (
+        "tornado", "tornade", "graphique en tornade", "diagramme tornade", "diagramme en tornade",
+        "grafico de tornado", "diagrama de tornado", "grafico a tornado", "diagramma a tornado", "龙卷风图", "トルネード"),
+    "chart:other": (
+        "violin plot", "violin chart", "chord diagram", "chord chart", "parallel coordinates",
+        "marimekko", "mosaic plot", "candlestick", "ridgeline", "lollipop chart", "streamgraph",
+        "stream graph", "polar area", "dendrogram", "bump chart", "slope chart", "bullet chart", "hexbin",
+        "dot plot", "sparkline", "radial bar", "alluvial", "pareto chart", "beeswarm", "icicle",
+        "nightingale", "rose chart", "strip plot", "spline chart",
+    ),
+}
+
+# Phrases that name a format word as a topic, not as a wish: matched before the kinds and masked.
+MENTIONS: tuple[str, ...] = (
+    "table of contents", "tables of contents", "tabla de contenidos", "table des matieres",
+    "tabelle der inhalte", "tabela de conteudos", "tabella dei contenuti",
+    "graph neural", "graph neural network", "graph neural networks", "gnn", "graph based", "graph retrieval",
+    "graph leg", "graph walk", "graphrag", "knowledge graph embeddings", "knowledge graph embedding",
+    "hash table", "lookup table", "periodic table", "round table", "truth table", "keyword table",
+    "chunks table", "items table", "timeline endpoint", "timeline result", "chart subtype", "chart kind",
+    "chart understanding", "chart question answering", "chart recognition", "table question answering",
+    "table to text", "tabular data", "tabular transformers", "tabular transformer", "scatter gather",
+    "waterfall model", "funnel analysis", "box embeddings", "charting library", "charting libraries",
+    "图神经网络", "グラフニューラルネットワーク", "図書",
+)
+
+# Words after which (within a few words) a format word is refused.
+NEGATIONS: tuple[str, ...] = (
+    "no", "not", "dont", "don't", "do not", "without", "skip", "forget", "rather than", "instead of",
+    "no need for", "never", "nor", "none",
+    "sin", "nada de", "ni",
+    "sans", "pas de", "pas",
+    "ohne", "kein", "keine", "keinen", "keiner", "nicht",
+    "sem", "nao", "nem",
+    "senza", "niente", "non", "nessun", "nessuna",
+    "geen", "zonder", "niet",
+)
+# Chinese puts the refusal before the word, Japanese after it.
+NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
+NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで")
+
+# A word that ends a refusal's reach ("no table, just a chart"; "not a table but a bar chart").
+CONTRASTS: tuple[str, ...] = (
+    "but", "just", "instead", "use", "make", "give", "as", "only", "rather", "sino", "solo", "mais",
+    "plutot", "juste", "sondern", "nur", "mas", "so", "ma", "solo", "maar", "alleen",
+)
+
+# Wishes phrased without a format word, by the format they point to. They make tier 1 abstain, and the
+# classifier then chooses between that format and none ("one row per paper" versus "rows of the config").
+PARAPHRASES: dict[str, tuple[str, ...]] = {
+    "table": (
+        "row per", "rows per", "one row", "one line per", "a row for each", "own row", "rows", "columns", "grid",
+        "matrix", "side by side", "excel", "columnas", "filas", "colonnes", "lignes", "spalten", "zeilen",
+        "colunas", "linhas", "colonne", "righe", "kolommen", "rijen",
+    ),
+    "graph": (
+        "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
+        "relate", "links between", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
+        "つなが", "关联", "联系",
+    ),
+    "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
+    "chart": ("as dots", "a dot", "color coded", "colour coded", "colour grid", "color grid", "visual", "draw"),
+}
+
+# Real words one edit from a format word, never read as its typo ("stable releases", "groundsearch chat").
+REAL_WORDS: frozenset[str] = frozenset(
+    "stable cable fable tablet tablets tablas charm chat chats chant chard charter grape pilot plat plats "
+    "plots plotly label labels barn bars bart bare lines liner pier piece grapho plan plans tables venue "
+    "venues donate donor dont course courses radars scatters funnels gantts stabled tabled timely timelike "
+    "boxes map maps".split()
+)

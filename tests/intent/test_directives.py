@@ -1,0 +1,118 @@
+"""Format directives: use, mention and refusal of format words in nine languages, typos, and tier 1 abstaining."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from groundsearch.query.intent.directives import fold, read_directive
+
+
+def d(q):
+    return read_directive(q)
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt", "subtype"),
+    [
+        ("list the agent releases as a table", "table", None),
+        ("las versiones nuevas en una tabla, por favor", "table", None),
+        ("les sorties récentes sous forme de tableau", "table", None),
+        ("bitte die Paper als Tabelle", "table", None),
+        ("as versões recentes numa tabela", "table", None),
+        ("le versioni nuove in una tabella", "table", None),
+        ("de nieuwe versies in een tabel", "table", None),
+        ("请用表格展示新版本", "table", None),
+        ("新しいバージョンを表にまとめてください", "table", None),
+        ("ring chart of the venues", "chart", "donut"),
+        ("gráfico de barras apiladas por mes", "chart", "stacked-bar"),
+        ("Kreisdiagramm nach Registry", "chart", "pie"),
+        ("taartgrafiek per registry", "chart", "pie"),
+        ("grafico a torta per rivista", "chart", "pie"),
+        ("按月的论文折线图", "chart", "line"),
+        ("論文の円グラフ", "chart", "pie"),
+        ("tijdlijn van alle releases", "timeline", None),
+        ("Zeitstrahl aller Releases", "timeline", None),
+        ("sankeydiagramm der Abschnitte", "chart", "sankey"),
+        ("a chart of papers per month", "chart", "line"),
+        ("top 5 products as a chart", "chart", "ranked-bar"),
+        ("graph of how the vector stores relate to each other", "graph", None),
+    ],
+)
+def test_used_words_in_every_language(query, fmt, subtype):
+    got = d(query)
+    assert (got.format, got.chart_subtype, got.sure, got.evidence) == (fmt, subtype, True, "used")
+
+
+@pytest.mark.parametrize(
+    ("query", "subtype"),
+    [("tabel of releases", None), ("piechrat of venues", "pie"), ("histogrm of ranks", "histogram"),
+     ("scattreplot of ranks", "scatter"), ("heat map by weekday", "heatmap"), ("wordcloud of titles", "word-cloud")],
+)
+def test_one_typo_or_a_split_word_still_reads(query, subtype):
+    got = d(query)
+    assert got.format == ("chart" if subtype else "table") and got.chart_subtype == subtype
+
+
+@pytest.mark.parametrize("query", ["stable releases of langchain", "chat about the papers", "a course on RAG",
+                                   "the latest donor report", "label noise papers"])
+def test_real_words_near_a_format_word_are_not_typos(query):
+    assert d(query).format == "default"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["no tables, tell me what shipped", "sin gráficos por favor, solo texto", "pas de tableau pour ça",
+     "ohne Tabelle, nur Text", "sem tabela por favor", "niente grafici, solo testo", "geen tabel alsjeblieft",
+     "不要图表，直接回答", "グラフはいらない、説明だけ", "no charts or tables, prose only"],
+)
+def test_refused_formats_give_no_format(query):
+    got = d(query)
+    assert (got.format, got.evidence, got.sure) == ("default", "refused", True)
+
+
+def test_a_refusal_ends_at_the_clause_and_the_next_wish_counts():
+    assert (d("not a pie, a bar chart of venues").chart_subtype) == "bar"
+    assert d("no table — put it on a timeline").format == "timeline"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["table of contents of the ingest guide", "graph neural networks for ranking", "what is a waterfall chart",
+     "how do I add a table to the settings", "papers on tabular data augmentation", "was ist ein Kreisdiagramm?",
+     "qu'est-ce qu'un histogramme ?", "什么是热力图？", "ヒストグラムとは", "when should I use a pie chart"],
+)
+def test_mentioned_formats_are_topics_not_wishes(query):
+    got = d(query)
+    assert got.format == "default" and got.evidence == "mentioned" and got.sure
+
+
+def test_named_kinds_keep_the_users_words_and_unknown_kinds_are_other():
+    got = d("violin plot of release gaps")
+    assert (got.format, got.chart_subtype, got.requested) == ("chart", "other", "violin plot")
+    assert d("diagrama de Gantt de las versiones").requested == "diagrama de Gantt"
+
+
+def test_unsure_readings_abstain_with_candidates():
+    para = d("one row per product please")
+    assert not para.sure and para.evidence == "paraphrase" and "table" in para.candidates
+    bare = d("does ingest keep tables from pdfs")  # a question about tables, or a wish? tier 2 decides
+    assert not bare.sure and bare.candidates == ("table",)
+    assert d("what is new in langchain").evidence == "none"
+
+
+def test_fold_keeps_one_character_per_character():
+    for text in ("Gráfico de Dispersão", "Säulendiagramm", "ŁÓDŹ-style chart", "表にまとめて"):
+        assert len(fold(text)) == len(" ".join(text.split()))
+
+
+def test_tier_one_is_fast():
+    """Microseconds per request; the bench (tests/intent/bench_intent.py) measures p99 on a quiet machine."""
+    queries = ["muéstrame los últimos lanzamientos en una tabla", "what is a tornado diagram",
+               "最新のリリースを表にまとめて", "stacked bar chart of releases per month"] * 50
+    d(queries[0])
+    started = time.process_time()
+    for q in queries:
+        d(q)
+    assert (time.process_time() - started) / len(queries) < 0.005  # generous: CPU time, shared machine

