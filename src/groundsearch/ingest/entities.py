@@ -12,6 +12,12 @@ patterns catch most of those in technical and news text without a model:
 
 A capitalised word at the start of a sentence or line ("Search", "Today") is *not* taken on its own:
 sentence-initial words would flood the graph. Names are normalised (NFKC, casefold, whitespace collapsed) so "OpenAI" and "openai" meet.
+
+Code is not prose: fenced and inline code, markup tags, URLs and file names are blanked before matching,
+and SQL keywords ("CREATE INDEX"), shell and markup words, generic web acronyms ("CDN", "API", "URL") and
+build-file stems ("pom") are never names — otherwise a README's SQL and HTML become the graph's hubs and
+the "popular topics". ``tests/ingest/data/entity_sample.jsonl`` is the labelled sample their precision is
+measured on.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from collections.abc import Iterable, Mapping
 
 from ..types import CollectionSpec, FieldValue
 
-__all__ = ["MAX_ENTITIES_PER_CHUNK", "extract_entities", "normalize_entity", "record_entities"]
+__all__ = ["MAX_ENTITIES_PER_CHUNK", "STOP_NAMES", "extract_entities", "is_name", "normalize_entity", "record_entities"]
 
 # A chunk mentioning more names than this is usually a list or a bibliography; the first ones are kept
 # so the co-occurrence graph does not grow quadratically on such chunks.
@@ -42,6 +48,26 @@ _PRODUCT = re.compile(
 )
 _LEADING = {"the", "a", "an", "this", "that", "these", "those", "in", "on", "at", "for", "and", "but", "if", "when"}
 _STOP_ACRONYMS = {"OK", "AM", "PM", "US", "UK", "EU", "I", "II", "III", "IV", "TODO", "NOTE", "FAQ"}
+# Words that are syntax or plumbing, not names, in any case: SQL, shell, markup and generic web/file terms.
+_SQL = ("select from where join inner outer left right on as and or not null insert into values update set delete "
+        "create drop alter table index view trigger primary foreign key references unique default constraint "
+        "varchar char text integer int bigint serial boolean bool float double numeric timestamp date "
+        "order group by having limit offset union distinct exists in is like returning begin commit rollback "
+        "grant revoke cascade if replace using with case when then else end vacuum analyze explain pragma")
+_MARKUP = ("div span html head body script style link meta href src img br hr li ul ol td tr th table p a "
+           "xml json yaml yml toml csv pom cdn api apis url urls uri http https www html5 css js dom "
+           "id ids uuid true false none nil null todo fixme readme changelog license eof utf utf-8 ascii "
+           "get post put patch delete head options sudo npm pip apt cd ls rm mkdir echo export env cli ci gui ui")
+STOP_NAMES = frozenset(_SQL.split()) | frozenset(_MARKUP.split())
+_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+_FILE = re.compile(r"\b[\w-]+\.(?:xml|json|ya?ml|toml|md|txt|csv|py|js|ts|java|html?|css|sql|sh|cfg|ini|lock|gz|zip)\b", re.I)
+_CODE_LINE = re.compile(r"^\s*(?:[$#>]\s|[{}\[\]();]|.*[;{}]\s*$|.*\b\w+\([^)]*\)\s*[;{]?\s*$|.*\s(?:=|==|=>|->|:=)\s)", re.M)
+# snake_case, lowerCamel with two or more humps (getUserById), UpperCamel with four or more words: code
+# identifiers. Humps need a lower-case letter, so product names with acronyms (PostgreSQL, pgVector) pass.
+_IDENT = re.compile(r"^(?:[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+){2,}|[A-Z][a-z]+(?:[A-Z][a-z0-9]+){3,})$")
 _VERSIONISH = re.compile(r"^[v\d][\d.\-_a-z]*$", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 
@@ -59,11 +85,32 @@ def _phrase_words(phrase: str) -> str:
     return " ".join(words) if len(words) >= 2 else ""
 
 
+def _strip_code(text: str) -> str:
+    """Blank code, markup, URLs and file names (same length, so offsets and sentence context survive)."""
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"\S", " ", m.group(0))
+
+    for pattern in (_FENCE, _INLINE_CODE, _TAG, _URL, _FILE, _CODE_LINE):
+        text = pattern.sub(blank, text) if pattern is not _CODE_LINE else _CODE_LINE.sub(
+            lambda m: blank(m) if m.group(0).strip() else m.group(0), text)
+    return text
+
+
+def is_name(name: str) -> bool:
+    """False for syntax and plumbing: SQL / markup / shell words, code identifiers, phrases of only those."""
+    words = normalize_entity(name).split()
+    if not words or all(w in STOP_NAMES for w in words):
+        return False
+    if len(words) > 1 and sum(w in STOP_NAMES for w in words) * 2 >= len(words):
+        return False  # "CREATE UNIQUE INDEX Users": mostly SQL
+    return not (len(words) == 1 and _IDENT.match(name.strip()))
+
+
 def _dedupe(names: Iterable[str], limit: int) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for name in names:
         norm = normalize_entity(name)
-        if len(norm) >= 2 and norm not in seen:
+        if len(norm) >= 2 and norm not in seen and is_name(name):
             seen[norm] = None
             if len(seen) >= limit:
                 break
@@ -72,6 +119,7 @@ def _dedupe(names: Iterable[str], limit: int) -> tuple[str, ...]:
 
 def extract_entities(text: str, limit: int = MAX_ENTITIES_PER_CHUNK) -> tuple[str, ...]:
     """Normalised entity names in ``text``, in order of first appearance, at most ``limit``."""
+    text = _strip_code(text)
     found: list[tuple[int, str]] = []
     for match in _PHRASE.finditer(text):
         phrase = _phrase_words(match.group(0))
