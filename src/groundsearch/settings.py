@@ -112,7 +112,7 @@ class ApiSettings(_Frozen):
     trusted_proxies: tuple[str, ...] = ()
     # Work one upload may cause (see docs/security.md "Uploads"): chunks per file, seconds per ingest job, and
     # the size up to which POST /api/items answers synchronously instead of returning a job.
-    upload_max_chunks: int = Field(default=2000, ge=1)
+    upload_max_chunks: int = Field(default=1000, ge=1)
     upload_timeout_s: float = Field(default=300.0, gt=0)
     upload_sync_max_bytes: int = Field(default=256 * 1024, ge=0)
 
