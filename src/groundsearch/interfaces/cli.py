@@ -327,13 +327,23 @@ def response_index(response: Any, evidence_id: str) -> str:
 @main.command()
 @click.option("--database-url", envvar="GROUNDSEARCH_DATABASE_URL", required=True,
               help="postgresql:// DSN (default: GROUNDSEARCH_DATABASE_URL).")
+@click.option("--refresh-keyword-impacts", is_flag=True,
+              help="Also recompute the BM25 postings' impact order at the current mean chunk length: never needed "
+                   "for correct results, it keeps the keyword leg's early termination tight after the corpus grew "
+                   "or changed a lot (rewrites every posting; run it off-peak).")
 @handles_errors
-def migrate(database_url: str) -> None:
+def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
     """Apply pending Postgres schema migrations (forward-only); prints what was applied."""
     from ..store.postgres import migrate as apply
 
     applied = apply(database_url)
     err.print("applied " + ", ".join(applied) if applied else "schema is up to date")
+    if refresh_keyword_impacts:
+        from ..store.postgres import refresh_keyword_impacts as refresh
+
+        refs = refresh(database_url)
+        err.print(f"keyword impacts recomputed at mean length {refs['reference']:.2f} "
+                  f"(they were ordered at {refs['previous_reference']:.2f})")
 
 
 @main.command("eval")

@@ -10,7 +10,8 @@ Tantivy's BM25 (``tantivy::query::bm25``), which we match term for term:
   *quantised* to one byte the way tantivy (and Lucene) store field norms — see :func:`quantize_length`.
 
 Terms come from :func:`groundsearch.store.text.keyword_terms` for chunks and
-:func:`groundsearch.store.text.analyze` for queries, so both backends see the same tokens.
+:func:`groundsearch.store.text.analyze` for queries, so both backends see the same tokens. The query that
+scores them, reading each term's postings best-first and stopping early, is in ``pg_keyword.py``.
 """
 
 from __future__ import annotations
@@ -19,10 +20,8 @@ from bisect import bisect_right
 from collections import Counter
 from functools import lru_cache
 
-from .pg_filters import Compiled
-from .text import BM25_B, BM25_K1
 
-__all__ = ["keyword_sql", "quantize_length", "term_postings"]
+__all__ = ["quantize_length", "term_postings"]
 
 _EXACT_BELOW = 24  # lengths below this are stored exactly; above, 3 mantissa bits per power of two
 
@@ -54,40 +53,3 @@ def quantize_length(n_terms: int) -> int:
 def term_postings(terms: list[str]) -> Counter[str]:
     """Term frequencies of one chunk's indexed terms."""
     return Counter(terms)
-
-
-def keyword_sql(where: Compiled) -> str:
-    """One statement: postings of the query terms → per-chunk BM25 (df over all chunks) → filtered page.
-
-    Scoring reads postings alone (each carries its chunk's quantised length); chunks and items are joined
-    only while walking candidates in score order, so an unselective filter costs ``limit`` look-ups,
-    not one per matching chunk. Ties break on the chunk's insertion key, stable across pages.
-    Placeholders: ``terms`` (text[], distinct), ``k1``, ``b``, ``lim``, ``off`` plus ``where``'s.
-    """
-    return f"""
-WITH st AS (
-    SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
-    FROM corpus_stats
-), p AS (
-    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
-    FROM postings WHERE term = ANY(%(terms)s::text[])
-), scored AS MATERIALIZED (
-    SELECT p.chunk_pk, sum(
-        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
-    ) AS score
-    FROM p CROSS JOIN st
-    GROUP BY p.chunk_pk
-    ORDER BY score DESC, p.chunk_pk
-)
-SELECT s.chunk_pk, s.score
-FROM scored s
-JOIN chunks c ON c.pk = s.chunk_pk
-JOIN items i ON i.id = c.item_id
-WHERE {where.sql}
-ORDER BY s.score DESC, s.chunk_pk
-LIMIT %(lim)s OFFSET %(off)s
-"""
-
-
-BM25_PARAMS = {"k1": BM25_K1, "b": BM25_B}

@@ -19,7 +19,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from .base import page_from
-from .pg_bm25 import BM25_PARAMS, keyword_sql
+from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
 from .pg_connect import connect_once, is_transient, retrying, unavailable
@@ -100,7 +100,7 @@ class PostgresStore:
                 # Items first, sorted: their row locks serialise concurrent writers of the same ids
                 # (no deadlock) before any chunk of them is touched.
                 cur.executemany(_UPSERT_ITEM, batch.items)
-                removed = _delete_chunks(cur, ids)
+                removed, removed_terms = _delete_chunks(cur, ids)
                 cur.execute("DELETE FROM item_fields WHERE item_id = ANY(%s)", (ids,))
                 pks = [r[0] for r in cur.execute(
                     "SELECT nextval('chunks_pk_seq') FROM generate_series(1, %s)", (len(batch.chunks),)
@@ -108,8 +108,11 @@ class PostgresStore:
                 _copy(cur, "item_fields (item_id, name, value)", batch.fields)
                 _copy(cur, "chunks (pk, id, item_id, position, body, heading_path, entities, n_terms, norm_terms)",
                       [(pk, *row) for pk, row in zip(pks, batch.chunks)])
-                _copy(cur, "postings (term, chunk_pk, tf, norm_terms)",
-                      [(term, pks[i], tf, batch.chunks[i][-1]) for i, term, tf in batch.postings])
+                ref = _impact_ref(cur, batch)
+                _copy(cur, "postings (term, chunk_pk, tf, norm_terms, impact)",
+                      [(term, pks[i], tf, batch.chunks[i][-1], impact(tf, batch.chunks[i][-1], ref))
+                       for i, term, tf in batch.postings])
+                _apply_df(cur, term_df_deltas([t for _, t, _ in batch.postings], removed_terms))
                 _copy(cur, "mentions (entity, chunk_pk)", [(e, pks[i]) for i, e in batch.mentions])
                 if batch.vectors:
                     with cur.copy("COPY chunk_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
@@ -118,8 +121,9 @@ class PostgresStore:
                             cp.write_row((pks[i], vec))
                 added = sum(row[-2] for row in batch.chunks)
                 cur.execute(
-                    "UPDATE corpus_stats SET n_chunks = n_chunks + %s, n_terms = n_terms + %s",
-                    (len(batch.chunks) - len(removed), added - sum(r[1] for r in removed)),
+                    "UPDATE corpus_stats SET n_chunks = n_chunks + %s, n_terms = n_terms + %s,"
+                    " impact_avglen = COALESCE(impact_avglen, %s), impact_ref_min = LEAST(impact_ref_min, %s)",
+                    (len(batch.chunks) - len(removed), added - sum(r[1] for r in removed), ref, ref),
                 )
 
         self._run(work)
@@ -132,7 +136,8 @@ class PostgresStore:
         def work(conn: psycopg.Connection) -> int:
             with conn.cursor() as cur:
                 cur.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))
-                removed = _delete_chunks(cur, ids)
+                removed, removed_terms = _delete_chunks(cur, ids)
+                _apply_df(cur, term_df_deltas((), removed_terms))
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
                 if removed:
                     cur.execute(
@@ -235,9 +240,12 @@ class PostgresStore:
         if not terms:
             return Page(hits=(), offset=offset, has_more=False)
         where = compile_filter(filter)
-        params = {"terms": terms, **BM25_PARAMS, "lim": limit + 1, "off": offset, **where.params}
-        rows = self._fetch(keyword_sql(where), params)
-        return page_from([(int(k), float(score)) for k, score in rows], offset, limit)
+        rows = self._run(lambda conn: keyword_top(conn, terms, where, offset + limit + 1))
+        return page_from(rows[offset:], offset, limit)
+
+    def refresh_keyword_impacts(self) -> dict[str, float]:
+        """See :func:`~groundsearch.store.pg_keyword.refresh_impacts`."""
+        return self._run(refresh_impacts)
 
     def vector_search(self, vector: np.ndarray, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         _check_page(limit, offset)
@@ -340,14 +348,44 @@ ON CONFLICT (id) DO UPDATE SET
 """
 
 
-def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> list[tuple[int, int]]:
-    """Delete the items' chunks with their postings and mentions (no FK cascades there); ``(pk, n_terms)``."""
+def refresh_keyword_impacts(dsn: str) -> dict[str, float]:
+    """``groundsearch migrate --refresh-keyword-impacts``: no vector dimension needed, so no store is opened."""
+    with connect_once(dsn) as conn:
+        check_schema(conn)
+        with conn.transaction():
+            return refresh_impacts(conn)
+
+
+def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int]], list[str]]:
+    """Delete the items' chunks with their postings and mentions (no FK cascades there); returns
+    ``(pk, n_terms)`` per chunk removed and the term of every posting removed (for ``term_stats``)."""
     removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms", (item_ids,)).fetchall()
+    terms: list[str] = []
     if removed:
         pks = [r[0] for r in removed]
-        cur.execute("DELETE FROM postings WHERE chunk_pk = ANY(%s)", (pks,))
+        terms = [r[0] for r in cur.execute("DELETE FROM postings WHERE chunk_pk = ANY(%s) RETURNING term", (pks,))]
         cur.execute("DELETE FROM mentions WHERE chunk_pk = ANY(%s)", (pks,))
-    return removed
+    return removed, terms
+
+
+def _impact_ref(cur: psycopg.Cursor, batch: Any) -> float:
+    """The mean length new postings' impacts are computed with: the corpus's recorded one, or — for the first
+    write into an empty corpus — the batch's own. Read without a lock: a concurrent refresh may change it,
+    which is why the writer also lowers ``impact_ref_min`` to the value it used (the bound stays valid)."""
+    row = cur.execute("SELECT impact_avglen FROM corpus_stats").fetchone()
+    if row is not None and row[0] is not None:
+        return float(row[0])
+    lengths = [c[-2] for c in batch.chunks]
+    return max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
+
+
+def _apply_df(cur: psycopg.Cursor, deltas: list[tuple[str, int]]) -> None:
+    if deltas:
+        cur.execute(
+            "INSERT INTO term_stats (term, df) SELECT t, d FROM unnest(%s::text[], %s::bigint[]) AS x(t, d)"
+            " ORDER BY t ON CONFLICT (term) DO UPDATE SET df = term_stats.df + EXCLUDED.df",
+            ([t for t, _ in deltas], [d for _, d in deltas]),
+        )
 
 
 def _copy(cur: psycopg.Cursor, target: str, rows: Sequence[tuple[Any, ...]]) -> None:

@@ -1,0 +1,176 @@
+"""The Postgres keyword leg stops reading postings early, and its pages equal the exhaustive query's exactly.
+
+The oracle below scores *every* posting of the query terms (what the leg did before impact-ordered
+postings) on the same database, so any page the early-terminating leg returns — any limit, offset, filter,
+after appends that move the mean length far from the one impacts were computed with, after deletes and after
+a refresh — must match it key for key and score for score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from groundsearch.store import pg_keyword
+from groundsearch.store.pg_filters import compile_filter
+from groundsearch.store.pg_migrations import known_migrations
+from groundsearch.store.postgres import PostgresStore
+from groundsearch.store.text import BM25_B, BM25_K1, analyze
+from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
+
+VOCAB = [f"w{i}" for i in range(120)]
+
+
+def exhaustive_sql(where: str) -> str:
+    """Every posting of every query term scored; df counted from the postings themselves."""
+    return f"""
+WITH st AS (
+    SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
+    FROM corpus_stats
+), p AS (
+    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
+    FROM postings WHERE term = ANY(%(terms)s::text[])
+), scored AS MATERIALIZED (
+    SELECT p.chunk_pk, sum(
+        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
+        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
+    ) AS score
+    FROM p CROSS JOIN st GROUP BY p.chunk_pk
+)
+SELECT s.chunk_pk, s.score FROM scored s JOIN chunks c ON c.pk = s.chunk_pk JOIN items i ON i.id = c.item_id
+WHERE {where} ORDER BY s.score DESC, s.chunk_pk LIMIT %(lim)s OFFSET %(off)s
+"""
+
+
+def oracle(dsn: str, query: str, f: SearchFilter, limit: int, offset: int) -> list[tuple[int, float]]:
+    terms = list(dict.fromkeys(analyze(query)))
+    where = compile_filter(f)
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(exhaustive_sql(where.sql).encode(), {"terms": terms, "k1": BM25_K1, "b": BM25_B,
+                                                                   "lim": limit, "off": offset, **where.params})
+        return [(int(k), float(s)) for k, s in rows]
+
+
+def writes(rng: np.random.Generator, start: int, n: int, *, min_len: int, max_len: int) -> list[ItemWrite]:
+    p = 1.0 / np.arange(1, len(VOCAB) + 1) ** 1.1
+    p /= p.sum()
+    out = []
+    for i in range(start, start + n):
+        text = " ".join(rng.choice(VOCAB, size=int(rng.integers(min_len, max_len)), p=p))
+        item = Item(id=f"d{i}", collection="docs" if i % 3 else "notes", title=f"t{i % 7}", text=text,
+                    status="draft" if i % 5 == 0 else "published")
+        out.append(ItemWrite(item=item, chunks=(Chunk(id=f"d{i}#0", item_id=f"d{i}", position=0, text=text),),
+                             vectors=None))
+    return out
+
+
+@pytest.fixture(autouse=True)
+def shallow_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start rounds at depth 8 so a corpus this small exercises stopping early and growing the depth, not
+    just lists read to their end in the first round."""
+    monkeypatch.setattr(pg_keyword, "FIRST_DEPTH", 8)
+
+
+@pytest.fixture(scope="module")
+def store(postgres_database):
+    dsn = postgres_database()
+    s = PostgresStore.open(dsn, dim=4)
+    rng = np.random.default_rng(3)
+    s.upsert(writes(rng, 0, 600, min_len=5, max_len=40))
+    yield s, dsn, rng
+    s.close()
+
+
+FILTERS = [SearchFilter(), SearchFilter(collections=("notes",)), SearchFilter(statuses=("draft",)),
+           SearchFilter(statuses=("published", "draft"))]
+
+
+def assert_same_page(s: PostgresStore, dsn: str, query: str, f: SearchFilter, limit: int, offset: int) -> None:
+    got = s.keyword_search(query, f, limit, offset)
+    want = oracle(dsn, query, f, limit + 1, offset)
+    assert [k for k, _ in got.hits] == [k for k, _ in want[:limit]]
+    for (_, a), (_, b) in zip(got.hits, want):
+        assert a == pytest.approx(b, rel=1e-12)
+    assert got.has_more == (len(want) > limit)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.sampled_from(VOCAB + ["absent"]), min_size=1, max_size=6),
+       limit=st.sampled_from([1, 3, 10, 50]), offset=st.sampled_from([0, 2, 20]), f=st.sampled_from(FILTERS))
+def test_every_page_equals_the_exhaustive_query(store, words: list[str], limit: int, offset: int,
+                                                f: SearchFilter) -> None:
+    s, dsn, _ = store
+    assert_same_page(s, dsn, " ".join(words), f, limit, offset)
+
+
+def test_shallow_pages_stop_before_reading_every_posting(store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A common term's list is longer than the first round's depth; a top-10 page must not need to read it all."""
+    s, dsn, _ = store
+    with psycopg.connect(dsn) as conn:
+        df = conn.execute("SELECT df FROM term_stats WHERE term = 'w0'").fetchone()[0]
+    executed: list[int] = []  # the depth of every round the leg ran
+    original_execute = psycopg.Connection.execute
+
+    def counting(self, query, params=None, *a, **k):
+        if isinstance(params, dict) and "m" in params:
+            executed.append(params["m"])
+        return original_execute(self, query, params, *a, **k)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    assert_same_page(s, dsn, "w0 w1", SearchFilter(), 10, 0)
+    assert df > 8 and executed and max(executed) < df, (df, executed)
+
+
+def test_exact_after_the_mean_length_drifts_deletes_and_a_refresh(postgres_database) -> None:
+    dsn = postgres_database()
+    s = PostgresStore.open(dsn, dim=4)
+    try:
+        rng = np.random.default_rng(11)
+        s.upsert(writes(rng, 0, 300, min_len=3, max_len=12))  # impacts computed at a short mean length
+        s.upsert(writes(rng, 300, 300, min_len=60, max_len=200))  # the mean length grows several-fold
+        queries = ["w0", "w1 w2 w3", "w5 w40 w90", "w0 w1 w2 w3 w4 w5"]
+        for q in queries:
+            for f in FILTERS:
+                assert_same_page(s, dsn, q, f, 10, 0)
+                assert_same_page(s, dsn, q, f, 5, 7)
+        s.delete([f"d{i}" for i in range(0, 600, 4)])
+        s.upsert(writes(rng, 1000, 50, min_len=1, max_len=4))  # and shrinks again a little
+        for q in queries:
+            assert_same_page(s, dsn, q, SearchFilter(), 10, 0)
+        refs = s.refresh_keyword_impacts()
+        assert refs["reference"] != refs["previous_reference"]
+        for q in queries:
+            for f in FILTERS:
+                assert_same_page(s, dsn, q, f, 10, 3)
+        with psycopg.connect(dsn) as conn:  # df kept per write equals df counted from the postings
+            kept = dict(conn.execute("SELECT term, df FROM term_stats WHERE df > 0").fetchall())
+            counted = dict(conn.execute("SELECT term, count(*) FROM postings GROUP BY term").fetchall())
+        assert kept == counted
+    finally:
+        s.close()
+
+
+def test_migration_2_orders_postings_already_stored(postgres_database) -> None:
+    """A database written under schema 1 gets impacts, the impact index and per-term df from migration 2."""
+    dsn = postgres_database()
+    first, second = known_migrations()[:2]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute(first.sql.encode())
+        conn.execute("INSERT INTO items (id, collection, title, body, tenant, status, content_hash, fields) "
+                     "VALUES ('a', 'docs', 'A', 'x', '', 'published', 'h', '{}'::jsonb)")
+        conn.execute("INSERT INTO chunks VALUES (1, 'a#0', 'a', 0, 'x', '{}', '{}', 4, 4), "
+                     "(2, 'a#1', 'a', 1, 'x', '{}', '{}', 12, 12)")
+        conn.execute("INSERT INTO postings VALUES ('alpha', 1, 2, 4), ('alpha', 2, 1, 12), ('beta', 2, 3, 12)")
+        conn.execute("UPDATE corpus_stats SET n_chunks = 2, n_terms = 16")
+        conn.execute(second.sql.encode())
+        ref = conn.execute("SELECT impact_avglen FROM corpus_stats").fetchone()[0]
+        impacts = dict(((t, k), v) for t, k, v in conn.execute("SELECT term, chunk_pk, impact FROM postings"))
+        df = dict(conn.execute("SELECT term, df FROM term_stats").fetchall())
+    assert ref == 8.0
+    assert impacts[("alpha", 1)] == pytest.approx(pg_keyword.impact(2, 4, 8.0))
+    assert impacts[("beta", 2)] == pytest.approx(pg_keyword.impact(3, 12, 8.0))
+    assert df == {"alpha": 2, "beta": 1}
