@@ -34,12 +34,30 @@ def verify_files(path: Path) -> str | None:
 
     Reads every file of every segment ``meta.json`` lists and checks tantivy's own CRC-32 footer, and that
     the parts each segment needs (and its deletes file) exist. A missing ``meta.json`` is a new index.
+    A reader may look while the writer merges and garbage-collects segments, so a verdict reached while
+    ``meta.json`` changed under it is not trusted: it looks again (at most three times).
     """
+    problem = None
+    for _ in range(3):
+        try:
+            before = (path / "meta.json").read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"meta.json is unreadable ({exc.strerror})"
+        problem = _verify_once(path, before)
+        try:
+            if problem is None or (path / "meta.json").read_bytes() == before:
+                return problem
+        except OSError:
+            return problem
+    return problem
+
+
+def _verify_once(path: Path, meta_bytes: bytes) -> str | None:
     try:
-        meta = json.loads((path / "meta.json").read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
+        meta = json.loads(meta_bytes)
+    except ValueError as exc:
         return f"meta.json is unreadable ({exc})"
     try:
         segments = [(str(seg["segment_id"]).replace("-", ""), seg.get("deletes")) for seg in meta["segments"]]

@@ -110,9 +110,11 @@ class DerivedIndexes:
 
         Checksums cannot catch a ``meta.json`` edited into another valid one (a changed ``max_doc``); the
         count can, for the price of one ``count(*)``."""
-        if self.keyword.damaged is not None or self.keyword.applied_seq != self.max_seq():
+        # one statement, one snapshot: a writer committing in between cannot fake a mismatch for a reader
+        top, chunks = self._conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM changes), (SELECT count(*) FROM chunks)").fetchone()
+        if self.keyword.damaged is not None or self.keyword.applied_seq != top:
             return None
-        (chunks,) = self._conn.execute("SELECT count(*) FROM chunks").fetchone()
         docs = self.keyword.searcher().num_docs
         return None if docs == chunks else f"it holds {docs} documents for {chunks} chunks"
 

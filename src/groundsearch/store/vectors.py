@@ -211,19 +211,24 @@ class VectorIndex:
         """
         if self.directory is None or self.live <= self.exact_max:
             return
-        state = _read_state(self.directory)
         path = self.directory / "hnsw.usearch"
         graph = None
-        if state.get("format") == _FORMAT and state.get("dim") == self.dim and path.exists():
+        for _ in range(3):  # a reader can see the writer's new graph beside the old state: look again
+            state = _read_state(self.directory)
+            if state.get("format") != _FORMAT or state.get("dim") != self.dim or not path.exists():
+                break
             saved = int(state.get("seq", 0))
-            if saved <= self.applied_seq and log_covers(saved):
-                graph, problem = _restore_verified(path, state, self.dim)
+            if saved > self.applied_seq or not log_covers(saved):
+                break
+            graph, problem = _restore_verified(path, state, self.dim)
+            if problem is None or _read_state(self.directory) == state:
                 if problem is not None:
                     self.repair = f"the HNSW graph {path} {problem}; rebuilt it from the vectors in SQLite"
                     log.warning("vector index: %s", self.repair)
                     self._saved_seq = None
                 else:
                     self._saved_seq = saved
+                break
         if graph is None:
             self._build_hnsw()
             return
