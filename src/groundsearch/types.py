@@ -236,6 +236,7 @@ class RetrievalPlan:
     gate_depth: int = 10  # the gate judges the fused top-N before paging, so every page gets one verdict
     reformulation: str | None = None  # the gate's one retry when the first candidates fail it
     relax_horizon: bool = False  # a guessed horizon that leaves a planned collection empty is dropped for it
+    graph_passage_seeds: int = 0  # the graph walk also restarts from the entities of the top-N vector hits
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..models.base import Embedder
+from ..ingest.entities import ENTITY_FORMAT, record_entities
 from ..query.planner import PLAN_PROFILES
 from ..settings import Settings, load_settings
 from ..types import CollectionSpec, Evidence, FieldSpec, SearchRequest
@@ -271,7 +272,13 @@ def _cached_embedded_engine(dataset: BeirDataset, settings: Settings, embedder: 
     data_dir = settings.data_dir
     marker = data_dir / "complete.json"
     if marker.is_file():
-        return Engine.open(settings, embedder=embedder)
+        engine = Engine.open(settings, embedder=embedder)
+        try:
+            _refresh_entities(engine, dataset, progress)
+        except BaseException:
+            engine.close()
+            raise
+        return engine
 
     data_dir.mkdir(parents=True, exist_ok=True)
     total = len(dataset.corpus)
@@ -295,8 +302,34 @@ def _cached_embedded_engine(dataset: BeirDataset, settings: Settings, embedder: 
     except BaseException:
         engine.close()
         raise
+    engine.store.meta_set("entities_format", str(ENTITY_FORMAT))
     engine.close()
     return Engine.open(settings, embedder=embedder)
+
+
+def _refresh_entities(engine: Any, dataset: BeirDataset, progress: Progress | None) -> None:
+    """Re-extract the cached corpus' entity mentions when extraction changed (``ENTITY_FORMAT``).
+
+    Mentions are derived from stored text, so the items are rewritten with their own chunks and vectors and
+    only new entities: the corpus is not embedded again (that is most of an ingest)."""
+    from ..ingest.ids import record_id
+    from ..types import ItemWrite
+
+    if engine.store.meta_get("entities_format") == str(ENTITY_FORMAT):
+        return
+    spec = engine.settings.collections[0]
+    ids = [record_id(COLLECTION, doc.id, "") for doc in dataset.corpus]
+    for start in range(0, len(ids), 500):
+        writes = []
+        for item_id, item in engine.store.get_many(ids[start : start + 500]).items():
+            chunks = tuple(dataclasses.replace(v.chunk, entities=record_entities(item.fields, spec, item.text))
+                           for v in engine.store.item_chunks(item_id))
+            vectors = engine.store.item_vectors(item_id)
+            writes.append(ItemWrite(item=item, chunks=chunks, vectors=vectors if len(vectors) == len(chunks) else None))
+        engine.store.upsert(writes)
+        if progress is not None:
+            progress("re-extract entities", min(start + 500, len(ids)), len(ids))
+    engine.store.meta_set("entities_format", str(ENTITY_FORMAT))
 
 
 # ---- retrievers ---------------------------------------------------------------------------------------

@@ -28,8 +28,11 @@ from collections.abc import Iterable, Mapping
 
 from ..types import CollectionSpec, FieldValue
 
-__all__ = ["MAX_ENTITIES_PER_CHUNK", "STOP_NAMES", "extract_entities", "is_name", "normalize_entity", "record_entities"]
+__all__ = ["ENTITY_FORMAT", "MAX_ENTITIES_PER_CHUNK", "STOP_NAMES", "extract_entities", "is_name", "normalize_entity", "record_entities"]
 
+# Bump when extraction changes, so derived data (the eval caches' mentions) is re-extracted.
+ENTITY_FORMAT = 2
+_SINGLE_FIELD = re.compile(r"\{(\w+)\}")
 # A chunk mentioning more names than this is usually a list or a bibliography; the first ones are kept
 # so the co-occurrence graph does not grow quadratically on such chunks.
 MAX_ENTITIES_PER_CHUNK = 24
@@ -148,11 +151,15 @@ def _field_names(value: FieldValue) -> list[str]:
 
 
 def record_entities(fields: Mapping[str, FieldValue], spec: CollectionSpec, text: str = "") -> tuple[str, ...]:
-    """Entities of one record: its ``keyword``/``list`` field values first, then names found in ``text``.
+    """Entities of one record: its name (the field its title is, when the title template is one field, as
+    for encyclopedia pages and papers), its ``keyword``/``list`` field values, then names found in ``text``.
 
     Version-like values ("1.2.0", "v3") are not entities: they would link unrelated products.
     """
     declared: list[str] = []
+    own = _SINGLE_FIELD.fullmatch(spec.title_template or "")
+    if own and isinstance(fields.get(own.group(1)), str) and is_name(str(fields[own.group(1)])):
+        declared.append(str(fields[own.group(1)]))
     for field in spec.fields:
         if field.type in ("keyword", "list") and field.name != spec.id_field and field.name in fields:
             declared.extend(v for v in _field_names(fields[field.name]) if v.strip() and not _VERSIONISH.match(v.strip()))

@@ -4,6 +4,10 @@ Keyword and vector legs find chunks that *say* what the query says. The graph le
 entities that keep company with the query's entities (HippoRAG, Gutiérrez et al. 2024): a comparison
 of "pgvector vs HNSW" reaches chunks on "ivfflat" because the three co-occur. Only the neighbourhood of
 the seeds is fetched (two hops, bounded), so the walk stays small whatever the corpus size.
+
+As in HippoRAG, names that mean the same thing are joined by synonym edges: two entities of the walked
+subgraph whose names embed to a cosine >= 0.8 ("American Psychological Association" / "the APA's"
+spellings, "GPT-4" / "GPT 4") get an edge, so the walk crosses spellings that never co-occur.
 """
 
 from __future__ import annotations
@@ -16,15 +20,18 @@ from ..models.base import Embedder
 from ..store.base import Store
 from ..types import EntityEdge, Hit, SearchFilter
 
-__all__ = ["damp_hubs", "graph_hits", "neighbourhood", "personalized_pagerank", "rank_chunks"]
+__all__ = ["damp_hubs", "graph_hits", "neighbourhood", "personalized_pagerank", "rank_chunks", "synonym_edges"]
 
-# 0.85 is the damping of the original PageRank; with restarts to the seeds it keeps ~15% of the mass on
-# them each step, which ranks one-hop neighbours well above the far side of the fetched subgraph.
-DAMPING = 0.85
-ITERATIONS = 200  # an upper bound: the error shrinks by 0.85 a step, so 1e-9 is reached in ~130
+# HippoRAG's damping: with restarts to the seeds half the mass returns to them each step, so scores fall
+# by about half per hop — the walk stays local to the question's entities (0.85, PageRank's own, lets a
+# two-hop subgraph's hubs take over).
+DAMPING = 0.5
+ITERATIONS = 200  # an upper bound: the error shrinks by the damping each step (0.5: 1e-9 in ~30)
 TOLERANCE = 1e-9
 EDGES_PER_HOP = 200
 TOP_ENTITIES = 20
+SYNONYM_COSINE = 0.8  # HippoRAG's synonymy threshold on entity-name embeddings
+SYNONYM_CANDIDATES = 300  # names compared per query: the seeds and the walked subgraph's best entities
 
 
 def personalized_pagerank(
@@ -81,12 +88,16 @@ def neighbourhood(store: Store, seeds: Sequence[str], f: SearchFilter, *, per_ho
 
 
 def rank_chunks(mentions: Sequence[tuple[int, str]], scores: Mapping[str, float]) -> list[Hit]:
-    """Chunks (``(key, entity)`` mentions) scored by the summed PageRank of the entities they mention;
-    ties by chunk key."""
+    """Chunks (``(key, entity)`` mentions) scored by the summed PageRank of the entities they mention.
+
+    Ties go by the names a chunk mentions, then by key: keys differ between backends, names do not, so
+    SQLite and Postgres rank alike unless two chunks mention exactly the same names."""
     total: dict[int, float] = {}
+    names: dict[int, list[str]] = {}
     for key, entity in mentions:
         total[key] = total.get(key, 0.0) + scores.get(entity, 0.0)
-    order = sorted(total, key=lambda c: (-total[c], c))
+        names.setdefault(key, []).append(entity)
+    order = sorted(total, key=lambda c: (-total[c], sorted(names[c]), c))
     return [(c, total[c]) for c in order if total[c] > 0]
 
 
@@ -106,13 +117,32 @@ def damp_hubs(scores: Mapping[str, float], edges: Sequence[EntityEdge]) -> dict[
     return {name: s / max(1.0, degree.get(name, 0.0)) for name, s in scores.items()}
 
 
+def synonym_edges(names: Sequence[str], vectors: np.ndarray, threshold: float = SYNONYM_COSINE) -> list[EntityEdge]:
+    """An edge (weight = cosine) between every two ``names`` whose unit ``vectors`` reach ``threshold``."""
+    if len(names) < 2:
+        return []
+    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(vectors, dtype=np.float32).T
+    i, j = np.nonzero(np.triu(sims >= threshold, k=1))
+    return [EntityEdge(names[a], names[b], float(sims[a, b])) for a, b in zip(i.tolist(), j.tolist())]
+
+
 def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int, *,
                embedder: Embedder | None = None) -> list[Hit]:
-    """The graph leg: walk from ``seeds`` and return up to ``limit`` chunks mentioning the top entities."""
+    """The graph leg: walk from ``seeds`` and return up to ``limit`` chunks mentioning the top entities.
+
+    With an ``embedder``, synonym edges join the seeds and the subgraph's entities (the best-scored
+    ``SYNONYM_CANDIDATES`` of the first walk), and the walk runs again over the joined graph."""
     if not seeds:
         return []
     edges = neighbourhood(store, seeds, f)
     scores = damp_hubs(personalized_pagerank(edges, seeds), edges)
+    if embedder is not None and edges:
+        best = sorted(scores, key=lambda e: (-scores[e], e))[:SYNONYM_CANDIDATES]
+        names = list(dict.fromkeys([*seeds, *best]))
+        joined = synonym_edges(names, embedder.embed_queries(names))
+        if joined:
+            edges = [*edges, *joined]
+            scores = damp_hubs(personalized_pagerank(edges, seeds), edges)
     top = sorted(scores, key=lambda e: (-scores[e], e))[:TOP_ENTITIES]
     mentions = store.entity_chunks(top, f, limit * 4)
     return rank_chunks(mentions, scores)[:limit]

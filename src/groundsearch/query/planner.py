@@ -36,6 +36,9 @@ MAX_K_PER_LEG = 1000
 # 0.603): keyword PRF 0.578, dense Rocchio 0.590, topic-keyword multi-query 0.344 — none is adopted for
 # medium or complex questions. A comparison with two named targets still splits (one sub-query per target:
 # each target must be found, whatever the other's vocabulary); that case is not in either benchmark.
+# HippoRAG 2 seeds the walk with passages too: the entities of the best few dense hits carry the question's
+# bridge entities ("the association which published X" → the passage naming the association).
+GRAPH_PASSAGE_SEEDS = 3
 REWRITE_BY_COMPLEXITY: dict[str, Rewrite] = {"simple": "none", "medium": "none", "complex": "multi_query"}
 
 
@@ -150,6 +153,7 @@ def plan_retrieval(
     legs: tuple[Leg, ...]
     seeds: tuple[str, ...] = ()
     forced_graph = profile.graph if profile is not None else None
+    passage_seeds = 0
     if profile is not None and profile.graph_only:
         seeds = _graph_seeds(intent, query)
         legs = ("graph",)
@@ -166,11 +170,13 @@ def plan_retrieval(
         seeds = _graph_seeds(intent, query) if wants_graph else ()
         if seeds:
             legs = ("keyword", "vector", "graph")
+            passage_seeds = GRAPH_PASSAGE_SEEDS
             if pattern == "pipeline":
                 pattern = "kg"
             why = ("the plan profile" if forced_graph else "comparison targets" if intent.comparison_targets
                    else f"pattern {intent.retrieval_pattern}")
-            reasons.append(f"graph-aware ({why}): Personalized PageRank seeded from {', '.join(seeds)}")
+            reasons.append(f"graph-aware ({why}): Personalized PageRank (damping 0.5, synonym edges at cosine >= 0.8) "
+                           f"seeded from {', '.join(seeds)} and the entities of the top {passage_seeds} vector hits")
         elif wants_graph:
             reasons.append("graph leg wanted but the query names no entity to seed it; skipped")
         reasons.append(f"profile {request.profile}")
@@ -265,4 +271,5 @@ def plan_retrieval(
         gate_depth=r.gate_depth,
         reformulation=retry,
         relax_horizon=relax,
+        graph_passage_seeds=passage_seeds,
     )

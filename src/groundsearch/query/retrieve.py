@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import EmbeddingFailed
+from ..errors import EmbeddingFailed, IndexUnavailable
 from ..models.base import Embedder, Reranker
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
@@ -42,6 +42,30 @@ __all__ = ["Retriever", "interleave_by_recency"]
 
 # Distinct query texts whose vectors are kept (FIFO); 384 floats each, so 512 entries are ~0.8 MB.
 QUERY_VECTOR_CACHE = 512
+# Entity names whose vectors are kept for the graph leg's synonym edges (~75 MB at 384 floats).
+NAME_VECTOR_CACHE = 50_000
+# Entities taken from each seeding passage: its first names (title, declared fields) are its subject; more
+# would spread the restart mass thin.
+PASSAGE_SEED_ENTITIES = 5
+
+
+class _NameVectors:
+    """Entity-name vectors for synonym edges, memoised: the same names recur across queries' subgraphs."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def embed_queries(self, names: Sequence[str]) -> np.ndarray:
+        missing = [n for n in dict.fromkeys(names) if n not in self._cache]
+        if missing:
+            vectors = self.embedder.embed_queries(missing)
+            with self._lock:
+                if len(self._cache) + len(missing) > NAME_VECTOR_CACHE:
+                    self._cache.clear()
+                self._cache.update(zip(missing, vectors))
+        return np.stack([self._cache[n] if n in self._cache else self.embedder.embed_queries([n])[0] for n in names])
 
 
 @dataclass
@@ -94,6 +118,7 @@ class Retriever:
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
         self._query_vectors: dict[str, np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
+        self._names = _NameVectors(embedder)
 
     def clear_cache(self) -> int:
         """Forget memoised query vectors (for cold timings, or an operator's cache clear); returns how many."""
@@ -202,19 +227,32 @@ class Retriever:
         f, depth = plan.filter, self._depth(plan)
 
         def keyword() -> tuple[list[Hit], bool]:
-            page = self.store.keyword_search(query, f, depth, 0)
+            try:
+                page = self.store.keyword_search(query, f, depth, 0)
+            except IndexUnavailable as exc:  # damaged or rebuilding: the vector leg answers alone, and says so
+                run.note(f"keyword index unavailable, vector leg only: {exc.message}")
+                return [], False
             return list(page.hits), page.has_more
 
         def dense() -> tuple[list[Hit], bool]:
             t = time.perf_counter()
             vec = vector if vector is not None else self.embed_query(query)
             run.latency[f"{prefix}embed"] = (time.perf_counter() - t) * 1000
-            page = self.store.vector_search(vec, f, depth, 0)
+            try:
+                page = self.store.vector_search(vec, f, depth, 0)
+            except IndexUnavailable as exc:
+                run.note(f"vector index unavailable, keyword leg only: {exc.message}")
+                return [], False
             return list(page.hits), page.has_more
 
         def graph() -> tuple[list[Hit], bool]:
+            seeds = list(plan.graph_seeds)
+            if plan.graph_passage_seeds and "vector" in futures:
+                top = [key for key, _ in futures["vector"].result()[0][: plan.graph_passage_seeds]]
+                views = self._views(top, run)
+                seeds += [e for k in top if k in views for e in views[k].chunk.entities[:PASSAGE_SEED_ENTITIES]]
             try:
-                return graph_hits(self.store, plan.graph_seeds, f, depth, embedder=self.embedder), False
+                return graph_hits(self.store, list(dict.fromkeys(seeds)), f, depth, embedder=self._names), False
             except EmbeddingFailed:
                 raise
             except Exception as exc:  # an optional leg: the others still answer
@@ -234,7 +272,9 @@ class Retriever:
             run.latency[f"{prefix}{leg}"] = (time.perf_counter() - t) * 1000
             return out
 
-        futures: dict[Leg, Future] = {leg: self._pool.submit(timed, leg) for leg in wanted}
+        futures: dict[Leg, Future] = {}
+        for leg in sorted(wanted, key=lambda leg: leg == "graph"):  # the graph job may wait on the vector leg's
+            futures[leg] = self._pool.submit(timed, leg)
         ranked: dict[Leg, list[Hit]] = {}
         more: dict[Leg, bool] = {}
         for leg, fut in futures.items():
