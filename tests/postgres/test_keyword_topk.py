@@ -1,6 +1,6 @@
 """The Postgres keyword leg stops reading postings early, and its pages equal the exhaustive query's exactly.
 
-The oracle below scores *every* posting of the query terms (what the leg did before impact-ordered
+The oracle (``exhaustive_keyword_sql``, also the benchmark's baseline) scores *every* posting of the query terms (what the leg did before impact-ordered
 postings) on the same database, so any page the early-terminating leg returns — any limit, offset, filter,
 after appends that move the mean length far from the one impacts were computed with, after deletes and after
 a refresh — must match it key for key and score for score.
@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from groundsearch.evaluation.bench_postgres import exhaustive_keyword_sql
 from groundsearch.store import pg_keyword
 from groundsearch.store.pg_filters import compile_filter
 from groundsearch.store.pg_migrations import known_migrations
@@ -24,32 +25,11 @@ from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
 VOCAB = [f"w{i}" for i in range(120)]
 
 
-def exhaustive_sql(where: str) -> str:
-    """Every posting of every query term scored; df counted from the postings themselves."""
-    return f"""
-WITH st AS (
-    SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
-    FROM corpus_stats
-), p AS (
-    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
-    FROM postings WHERE term = ANY(%(terms)s::text[])
-), scored AS MATERIALIZED (
-    SELECT p.chunk_pk, sum(
-        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
-    ) AS score
-    FROM p CROSS JOIN st GROUP BY p.chunk_pk
-)
-SELECT s.chunk_pk, s.score FROM scored s JOIN chunks c ON c.pk = s.chunk_pk JOIN items i ON i.id = c.item_id
-WHERE {where} ORDER BY s.score DESC, s.chunk_pk LIMIT %(lim)s OFFSET %(off)s
-"""
-
-
 def oracle(dsn: str, query: str, f: SearchFilter, limit: int, offset: int) -> list[tuple[int, float]]:
     terms = list(dict.fromkeys(analyze(query)))
     where = compile_filter(f)
     with psycopg.connect(dsn) as conn:
-        rows = conn.execute(exhaustive_sql(where.sql).encode(), {"terms": terms, "k1": BM25_K1, "b": BM25_B,
+        rows = conn.execute(exhaustive_keyword_sql(where.sql).encode(), {"terms": terms, "k1": BM25_K1, "b": BM25_B,
                                                                    "lim": limit, "off": offset, **where.params})
         return [(int(k), float(s)) for k, s in rows]
 
