@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConfigError, NotFound
 from .models.base import LLM, Embedder, Reranker
 from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
-from .query.filters import request_filter
+from .query.filters import request_filter, visible_under
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
@@ -141,9 +141,11 @@ class Engine:
             **({"limits": limits} if limits is not None else {}),
         )
 
-    def get(self, item_id: str) -> Item:
+    def get(self, item_id: str, filter: SearchFilter | None = None) -> Item:
+        """The item, or ``NotFound`` — also when ``filter``'s governance (tenant, status) hides it, so another
+        tenant's id or a draft id reads exactly like an unknown one."""
         item = self.store.get(item_id)
-        if item is None:
+        if item is None or (filter is not None and not visible_under(filter, item)):
             raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
         return item
 
@@ -151,11 +153,12 @@ class Engine:
         if self.store.delete([item_id]) == 0:
             raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
 
-    def duplicates(self, item_id: str) -> list[Item]:
-        """Exact duplicates of an item: other items with the same content hash (any status)."""
-        item = self.get(item_id)
-        any_status = SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
-        return [i for i in self.store.find_by_hash(item.content_hash, any_status) if i.id != item_id]
+    def duplicates(self, item_id: str, filter: SearchFilter | None = None) -> list[Item]:
+        """Exact duplicates of an item: other items with the same content hash, among those ``filter`` admits
+        (``None``: any status, any tenant — the trusted local user)."""
+        item = self.get(item_id, filter)
+        f = filter or SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True)
+        return [i for i in self.store.find_by_hash(item.content_hash, f) if i.id != item_id]
 
     def similar(self, item_id: str, *, limit: int = 10, filter: SearchFilter | None = None) -> list[SimilarHit]:
         """Items nearest to ``item_id``, by the cosine between the two items' mean chunk vectors.
@@ -166,7 +169,7 @@ class Engine:
         ``retrieval.duplicate_threshold`` (default 0.95): near-identical texts embed to near-identical
         centroids, while topical neighbours rarely pass 0.9 with MiniLM.
         """
-        self.get(item_id)
+        self.get(item_id, filter)  # the seed is governed too: a hidden item must not steer a search
         query = _centroid(self.store.item_vectors(item_id))
         if query is None:
             return []
@@ -228,10 +231,12 @@ class Engine:
         """
         yield from self.answer_pipeline().run(request, tenant=tenant)
 
-    def suggestions(self, limit: int = 10) -> list[str]:
-        """Popular topics: the most-mentioned entities. Fails soft to an empty list."""
+    def suggestions(self, limit: int = 10, filter: SearchFilter | None = None) -> list[str]:
+        """Popular topics: the entities mentioned in most chunks the caller may search (``filter``: its tenant,
+        published only by default). Query telemetry would rank what people ask instead; until it exists this
+        is the corpus's view. Fails soft to an empty list."""
         try:
-            return [term for term, _ in self.store.top_terms(limit)]
+            return [term for term, _ in self.store.top_terms(filter or SearchFilter(), limit)]
         except Exception:
             return []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from groundsearch.errors import EmbeddingFailed
-from groundsearch.ingest.ids import document_id, source_key
+from groundsearch.ingest.ids import document_id, record_id, source_key
 from groundsearch.ingest.pipeline import IngestProgress, embedding_text, ingest_paths
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.store.base import Store
@@ -164,13 +165,14 @@ def test_records_update_and_vanish(tmp_path: Path, fixtures: Path, store: Counti
     assert (second.added, second.updated, second.unchanged, second.deleted) == (0, 1, 1, 1)
     assert store.get("releases:r2") is None
     assert "First GA release" in store.get("releases:r1").text
-    assert store.source_hashes([source_key(path)])[source_key(path)].keys() == {"releases:r1", "releases:r3"}
+    assert store.source_hashes([source_key(path)], "releases", "")[source_key(path)].keys() == {
+        "releases:r1", "releases:r3"}
 
 
 def test_records_without_id_use_a_row_hash_and_fields_become_entities(fixtures: Path, store: CountingStore, specs) -> None:
     report = run([fixtures / "records" / "papers.json"], specs["papers"], store)
     assert report.added == 2
-    ids = list(store.source_hashes([source_key(fixtures / "records" / "papers.json")]).values())[0]
+    ids = list(store.source_hashes([source_key(fixtures / "records" / "papers.json")], "papers", "").values())[0]
     assert all(i.startswith("papers:row-") for i in ids)
     mentions = store.entity_chunks(["vladimir karpukhin"], SearchFilter(), 10)
     hydrated = store.hydrate([key for key, _ in mentions])
@@ -263,8 +265,30 @@ def test_tenant_is_applied_and_conflicts_are_refused(docs: Path, store: Counting
     other.write_text("---\ntenant: globex\n---\n# Owned\ntext\n")
     report = run([other], specs["docs"], store, tenant="acme")
     assert "the file says tenant 'globex' but ingest was asked for 'acme'" in report.errors[0][1]
-    report = run([other], specs["docs"], store)
+    report = run([other], specs["docs"], store)  # the default tenant is a tenant too: no licence to pick one
+    assert "the file says tenant 'globex' but ingest was asked for ''" in report.errors[0][1]
+    assert store.get(document_id("docs", source_key(other), "globex")) is None
+    report = run([other], specs["docs"], store, tenant="globex")
     assert store.get(document_id("docs", source_key(other), "globex")).tenant == "globex"
+
+
+def test_the_diff_is_keyed_by_tenant_and_collection(docs: Path, store: CountingStore, specs) -> None:
+    notes = docs / "notes.txt"
+    for tenant in ("a", "b", ""):
+        assert run([notes], specs["docs"], store, tenant=tenant).added == 1
+    other = dataclasses.replace(specs["docs"], name="notes")
+    assert run([notes], other, store, tenant="a").deleted == 0
+    assert all(store.get(document_id("docs", source_key(notes), t)) for t in ("a", "b", ""))
+    notes.write_text("Changed text.\n")
+    changed = run([notes], specs["docs"], store, tenant="b")
+    assert (changed.updated, changed.deleted) == (1, 0)
+    assert "Changed" not in store.get(document_id("docs", source_key(notes), "a")).text
+
+
+def test_tenant_names_cannot_splice_into_another_tenants_ids() -> None:
+    assert record_id("rel", "b:c", "x", "a") != record_id("rel", "c", "x", "a:b")
+    assert document_id("docs", "/kb/f.md", "a:b") != document_id("docs", "/kb/f.md", "a%3Ab")
+    assert record_id("rel", "r1", "x", "acme") == "rel:acme:r1"  # plain names keep readable ids
 
 
 def test_exact_duplicates_share_their_content_hash(docs: Path, store: CountingStore, specs) -> None:

@@ -411,7 +411,20 @@ def test_find_by_hash_and_source_hashes(store: Store) -> None:
     ])
     assert {i.id for i in store.find_by_hash("H")} == {"one", "two"}
     assert store.find_by_hash("missing") == []
-    assert store.source_hashes(["a.md", "zzz"]) == {"a.md": {"one": "H", "three": "K"}}
+    assert store.source_hashes(["a.md", "zzz"], "docs", "") == {"a.md": {"one": "H", "three": "K"}}
+
+
+def test_source_hashes_are_keyed_by_tenant_and_collection(store: Store) -> None:
+    store.upsert([
+        write("a", source="/kb/handbook.md"),
+        write("b", source="/kb/handbook.md", tenant="acme"),
+        write("c", source="/kb/handbook.md", collection="notes"),
+        write("d", source="/kb/handbook.md", tenant="acme", collection="notes"),
+    ])
+    assert store.source_hashes(["/kb/handbook.md"], "docs", "") == {"/kb/handbook.md": {"a": "hash-a"}}
+    assert store.source_hashes(["/kb/handbook.md"], "docs", "acme") == {"/kb/handbook.md": {"b": "hash-b"}}
+    assert store.source_hashes(["/kb/handbook.md"], "notes", "acme") == {"/kb/handbook.md": {"d": "hash-d"}}
+    assert store.source_hashes(["/kb/handbook.md"], "docs", "globex") == {}
 
 
 def test_sources_under_is_a_literal_prefix_within_collection_and_tenant(store: Store) -> None:
@@ -444,8 +457,27 @@ def test_entity_graph(store: Store) -> None:
     mentions = store.entity_chunks(["anthropic"], SearchFilter(), 10)
     assert [e for _, e in mentions] == ["anthropic"]
     assert [v.chunk.id for v in store.hydrate([k for k, _ in mentions]).values()] == ["e2#0"]
-    terms = dict(store.top_terms(10))
+    terms = dict(store.top_terms(ANY_STATUS, 10))
     assert terms["openai"] == 3
+
+
+def test_top_terms_count_only_what_the_filter_admits(store: Store) -> None:
+    store.upsert([
+        write("p1", "openai one", entities=(("openai",),)),
+        write("p2", "openai two", entities=(("openai", "gpt"),)),
+        write("t1", "acme secret", tenant="acme", entities=(("zephyr", "openai"),)),
+        write("t2", "acme secret", tenant="acme", entities=(("zephyr",),)),
+        write("d1", "unreleased", status="draft", entities=(("pangolin",),)),
+        write("s1", "old", superseded_by="p1", entities=(("heron",),)),
+    ])
+    assert store.top_terms(SearchFilter(tenant=""), 10) == [("openai", 2), ("gpt", 1)]
+    assert store.top_terms(SearchFilter(tenant="acme"), 10) == [("zephyr", 2), ("openai", 1)]
+    assert store.top_terms(SearchFilter(tenant="acme"), 1) == [("zephyr", 2)]
+    assert dict(store.top_terms(SearchFilter(), 10)) == {"openai": 3, "gpt": 1, "zephyr": 2}
+    drafts = SearchFilter(tenant="", statuses=("published", "draft"), include_superseded=True)
+    assert dict(store.top_terms(drafts, 10)) == {"openai": 2, "gpt": 1, "pangolin": 1, "heron": 1}
+    assert dict(store.top_terms(ANY_STATUS, 10)) == {"openai": 3, "gpt": 1, "zephyr": 2, "pangolin": 1, "heron": 1}
+    assert store.top_terms(SearchFilter(), 0) == []
 
 
 def test_meta_persists(backend) -> None:

@@ -6,6 +6,9 @@
   layout to API clients (the full path stays in ``Item.source``, which interfaces do not show).
 * A record's id is its collection plus its ``id_field`` value, so editing a row updates the item; rows
   without a declared id fall back to a hash of the row's content (an edit then reads as delete + add).
+* Both carry the tenant, percent-encoded so it holds no ``:``: the scope ``collection:tenant:`` is then
+  unambiguous, and tenant ``a:b`` with record ``c`` can never produce the id of tenant ``a``'s record ``b:c``
+  (an upsert by that id would replace another tenant's item).
 * ``content_hash`` covers what a reader sees (title, text, typed fields), normalised (NFC, whitespace
   collapsed) so re-encoded or re-wrapped copies of the same content collide — that is the duplicate signal.
   Status, dates of ingest and the source path are deliberately *not* in it.
@@ -19,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import quote
 
 from ..types import FieldValue
 
@@ -33,7 +37,7 @@ def source_key(path: Path) -> str:
 
 
 def _scope(collection: str, tenant: str) -> str:
-    return f"{collection}:{tenant}:" if tenant else f"{collection}:"
+    return f"{collection}:{quote(tenant, safe='')}:" if tenant else f"{collection}:"
 
 
 _SLUG = re.compile(r"[\W_]+")

@@ -5,7 +5,12 @@ Guarantees:
 * **Idempotent.** Items whose content hash and metadata match what the store holds for the same source are
   skipped; a second run over unchanged files writes nothing.
 * **Incremental.** A changed item is re-upserted (its chunks, vectors and mentions replaced by the store);
-  items that vanished from a source file are deleted.
+  items that vanished from a source file are deleted. The diff is keyed by (tenant, collection, source): the
+  same file ingested for another tenant or into another collection is another set of items, and never
+  deletes these.
+* **One tenant per run.** Every item is written to the run's ``tenant`` (the caller's: a key's tenant, or the
+  CLI's ``--tenant``). A file cannot choose its tenant: a ``tenant`` in front matter or a record that names
+  another tenant fails that file, and nothing of it is written.
 * **One atomic write per file.** Everything of a file goes to ``store.upsert`` in one call, so a crash loses
   at most the file in flight and never leaves half a file. The deletes of vanished items follow the upsert;
   a crash between the two leaves stale items that the next run removes.
@@ -145,7 +150,7 @@ def _prune(paths: Sequence[Path], collection: str, tenant: str, store: Store) ->
             gone.update(s for s in store.sources_under(prefix, collection, tenant) if not Path(s).is_file())
     if not gone:
         return 0
-    ids = [item_id for items in store.source_hashes(sorted(gone)).values() for item_id in items]
+    ids = [item_id for items in store.source_hashes(sorted(gone), collection, tenant).values() for item_id in items]
     return store.delete(ids)
 
 
@@ -167,14 +172,16 @@ def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
 def build_writes(drafts: Sequence[Draft], spec: CollectionSpec, source: str, tenant: str, path: Path) -> list[ItemWrite]:
     """Drafts of one file → item writes (no vectors yet) with ids, hashes and chunk entities.
 
-    ``tenant`` (the caller's) wins over a tenant written in the file; the two disagreeing is an error rather
-    than a silent choice, because it decides who may see the item.
+    ``tenant`` (the caller's) is the owner of every item; a tenant written in the file that differs from it is
+    an error rather than a silent choice, because it decides who may see the item — and the default tenant
+    ``''`` is a tenant like any other, not a licence for the file to pick one.
     """
     writes: dict[str, ItemWrite] = {}
     for draft in drafts:
-        if tenant and draft.tenant and draft.tenant != tenant:
-            raise ingest_error(path, f"the file says tenant {draft.tenant!r} but ingest was asked for {tenant!r}")
-        owner = tenant or draft.tenant
+        if draft.tenant and draft.tenant != tenant:
+            raise ingest_error(path, f"the file says tenant {draft.tenant!r} but ingest was asked for {tenant!r}; "
+                               "a file cannot choose its tenant (ingest it for that tenant instead)")
+        owner = tenant
         digest = content_hash(draft.title, draft.text, draft.fields)
         if spec.kind == "records":
             item_id = record_id(spec.name, draft.key, digest, owner)
@@ -272,8 +279,12 @@ def ingest_paths(
         except IngestError as exc:
             errors.append((str(path), exc.message))
             continue
-        stored_hashes = store.source_hashes([source]).get(source, {})
+        stored_hashes = store.source_hashes([source], spec.name, tenant).get(source, {})
         stored_items = store.get_many([w.item.id for w in writes])
+        foreign = sorted(i for i, item in stored_items.items() if item.tenant != tenant)
+        if foreign:  # ids embed the tenant; this guards ids written before that encoding was unambiguous
+            errors.append((str(path), f"item id {foreign[0]!r} belongs to another tenant; nothing was written"))
+            continue
         changed: list[ItemWrite] = []
         file_added = file_updated = 0
         for w in writes:

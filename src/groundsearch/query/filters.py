@@ -12,9 +12,10 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidFilter, InvalidQuery, UnknownCollection
-from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, SearchFilter, SearchRequest, Status
+from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, Item, SearchFilter, SearchRequest, Status
 
-__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "request_filter", "validate_query"]
+__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "request_filter", "validate_query",
+           "visible_under"]
 
 MAX_FILTER_VALUE_CHARS = 200
 MAX_FILTER_VALUES = 50
@@ -155,6 +156,16 @@ def build_filter(
         include_superseded=include_superseded,
         tenant=tenant,
     )
+
+
+def visible_under(f: SearchFilter, item: Item) -> bool:
+    """Whether ``f``'s governance — tenant, status, superseded — lets its caller see ``item`` at all.
+
+    For reads by id (an item, its duplicates, the seed of a similar-to search), which must hide exactly what
+    search hides. Collections, dates and fields only narrow a search; they do not hide an item named by id.
+    """
+    return ((f.tenant is None or item.tenant == f.tenant) and item.status in f.statuses
+            and (f.include_superseded or not item.superseded_by))
 
 
 def request_filter(

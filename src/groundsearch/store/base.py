@@ -68,8 +68,10 @@ class Store(Protocol):
         """Exact duplicates: items whose content hash equals ``content_hash``."""
         ...
 
-    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
-        """For incremental ingest: ``{source: {item_id: content_hash}}`` of items stored from each source."""
+    def source_hashes(self, sources: Sequence[str], collection: str, tenant: str) -> dict[str, dict[str, str]]:
+        """For incremental ingest: ``{source: {item_id: content_hash}}`` of the items of ``collection`` and
+        ``tenant`` stored from each source. Keyed by all three: the same file ingested for another tenant or
+        into another collection is another set of items, which an ingest here must never delete."""
         ...
 
     def sources_under(self, prefix: str, collection: str, tenant: str = "") -> list[str]:
@@ -105,8 +107,9 @@ class Store(Protocol):
         """``(chunk key, entity)`` for chunks mentioning any of ``entities`` (keys as the other legs return)."""
         ...
 
-    def top_terms(self, limit: int) -> list[tuple[str, int]]:
-        """Most frequent entity / keyword terms with their counts (popular suggestions)."""
+    def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
+        """Entities by the number of chunks mentioning them, counted over the items ``filter`` admits only
+        (popular suggestions: a caller never sees names from another tenant's items or from drafts)."""
         ...
 
     # ---- metadata -------------------------------------------------------------------------------

@@ -196,9 +196,10 @@ class PostgresStore:
         )
         return [item_from_row(r) for r in rows]
 
-    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
+    def source_hashes(self, sources: Sequence[str], collection: str, tenant: str) -> dict[str, dict[str, str]]:
         rows = self._fetch(
-            "SELECT source, id, content_hash FROM items WHERE source = ANY(%(s)s)", {"s": [enc(s) for s in sources]}
+            "SELECT source, id, content_hash FROM items WHERE source = ANY(%(s)s) AND collection = %(c)s "
+            "AND tenant = %(t)s", {"s": [enc(s) for s in sources], "c": enc(collection), "t": enc(tenant)}
         )
         out: dict[str, dict[str, str]] = {}
         for source, item_id, content_hash in rows:
@@ -327,11 +328,14 @@ ORDER BY c.pk, m.entity LIMIT %(lim)s""",
         )
         return [(int(k), dec(e)) for k, e in rows]
 
-    def top_terms(self, limit: int) -> list[tuple[str, int]]:
+    def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
         _check_page(limit, 0)
+        where = compile_filter(filter)  # joined, so drafts' and other tenants' names are never counted
         rows = self._fetch(
-            "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT %(lim)s",
-            {"lim": limit},
+            "SELECT m.entity, count(*) AS n FROM mentions m JOIN chunks c ON c.pk = m.chunk_pk "
+            f"JOIN items i ON i.id = c.item_id WHERE {where.sql} "
+            "GROUP BY m.entity ORDER BY n DESC, m.entity LIMIT %(lim)s",
+            {"lim": limit, **where.params},
         )
         return [(dec(e), int(n)) for e, n in rows]
 

@@ -378,12 +378,13 @@ class SQLiteStore:
                                       "ORDER BY i.rowid", [content_hash, *params]).fetchall()
         return [item_from_row(r) for r in rows]
 
-    def source_hashes(self, sources: Sequence[str]) -> dict[str, dict[str, str]]:
+    def source_hashes(self, sources: Sequence[str], collection: str, tenant: str) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {}
         with self._lock:
             for source, iid, h in self._conn.execute(
-                "SELECT source, id, content_hash FROM items WHERE source IN (SELECT value FROM json_each(?))",
-                (json.dumps(list(sources), ensure_ascii=False),),
+                "SELECT source, id, content_hash FROM items WHERE source IN (SELECT value FROM json_each(?)) "
+                "AND collection = ? AND tenant = ?",
+                (json.dumps(list(sources), ensure_ascii=False), collection, tenant),
             ):
                 out.setdefault(source, {})[iid] = h
         return out
@@ -411,9 +412,9 @@ class SQLiteStore:
         with self._lock:
             return graph.entity_chunks(self._conn, entities, filter, limit)
 
-    def top_terms(self, limit: int) -> list[tuple[str, int]]:
+    def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
         with self._lock:
-            return graph.top_terms(self._conn, limit)
+            return graph.top_terms(self._conn, filter, limit)
 
     # ================================================================================ metadata
 

@@ -113,11 +113,22 @@ def entity_chunks(
     return [(k, e) for k, e in rows]
 
 
-def top_terms(conn: sqlite3.Connection, limit: int) -> list[tuple[str, int]]:
-    """Entities by number of mentioning chunks (the ``mentions_entity`` index makes this a covering scan)."""
+def top_terms(conn: sqlite3.Connection, f: SearchFilter, limit: int) -> list[tuple[str, int]]:
+    """Entities by number of mentioning chunks among the items ``f`` admits.
+
+    An unrestricted filter is a covering scan of the ``mentions_entity`` index; any other joins the items, so
+    names that occur only in drafts or in another tenant's items are never counted.
+    """
     if limit <= 0:
         return []
-    rows = conn.execute(
-        "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT ?", (limit,)
-    ).fetchall()
+    if filter_is_everything(f):
+        rows = conn.execute(
+            "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT ?", (limit,)
+        ).fetchall()
+    else:
+        where, params = item_filter_sql(f)
+        rows = conn.execute(
+            f"SELECT m.entity, count(*) AS n FROM mentions m JOIN items i ON i.rowid = m.item_rowid WHERE {where} "
+            "GROUP BY m.entity ORDER BY n DESC, m.entity LIMIT ?", [*params, limit],
+        ).fetchall()
     return [(e, int(n)) for e, n in rows]
