@@ -71,8 +71,8 @@ def test_roles(keyed: tuple[str, dict[str, str]]) -> None:
     assert httpx.post(f"{url}/api/search/cache/clear", headers=h(keys["editor_a"])).status_code == 403
     assert httpx.post(f"{url}/api/search/cache/clear", headers=h(keys["admin"])).status_code == 200
     assert httpx.get(f"{url}/api/keys", headers=h(keys["editor_a"])).status_code == 403
-    listed = httpx.get(f"{url}/api/keys", headers=h(keys["admin"]))
-    assert listed.status_code == 200 and len(listed.json()) == 5
+    listed = httpx.get(f"{url}/api/keys", headers=h(keys["admin"]))  # a tenant admin lists its tenant's keys
+    assert listed.status_code == 200 and len(listed.json()) == 3 and {k["tenant"] for k in listed.json()} == {"acme"}
     assert all("key" not in k and "sha256" not in k for k in listed.json())
 
 
@@ -121,7 +121,7 @@ def test_keys_cli_creates_a_working_key(keyed: tuple[str, dict[str, str]], tmp_p
 def test_rate_limits_per_key_with_retry_after(tmp_path: Path) -> None:
     engine = fresh(tmp_path, local_mode=False, search_per_minute=3, preview_per_minute=5)
     store = KeyStore(tmp_path / "keys.json")
-    a, b = store.create("viewer")[1], store.create("viewer")[1]
+    a, b = store.create("viewer", tenant="")[1], store.create("viewer", tenant="")[1]
     with engine, serve(create_app(engine, keys=store)) as url:
         codes = [httpx.post(f"{url}/api/search", json={"query": "atlas"}, headers=h(a)).status_code
                  for _ in range(4)]

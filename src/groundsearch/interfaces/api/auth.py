@@ -1,12 +1,14 @@
-"""API keys with roles, stored hashed, and the principal each request runs as.
+"""API keys with roles and tenant scopes, stored hashed, and the principal each request runs as.
 
 A key looks like ``gs_<id>_<secret>``. The keys file stores only ``sha256(secret)``: the secrets are 32 random
 bytes, so a fast hash is enough (slow password hashes exist to protect low-entropy human passwords). Lookup is by
 ``id``; the hash comparison is constant-time.
 
-Roles are ordered: ``viewer`` (search, read items) < ``editor`` (+ ingest, delete) < ``admin`` (+ cache, keys).
-Every key belongs to one tenant; requests made with it are scoped to that tenant inside retrieval. Local mode has
-no keys at all: one trusted user, admin, no tenant scoping.
+Roles are ordered: ``viewer`` (search, read items) < ``editor`` (+ ingest, delete, see drafts) < ``admin`` (+ cache,
+keys). Every key is scoped explicitly: to one tenant (``''``, the default tenant, is one tenant like any other),
+or — admin keys only, and only when created with ``all_tenants`` — to every tenant, the global operator. A
+tenant admin manages its own tenant's keys only. Local mode has no keys at all: one trusted user, admin, every
+tenant. docs/security.md states the whole model.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Literal
 
 from ...errors import ConfigError, Forbidden, InvalidInput, NotFound, Unauthenticated
 from ...settings import Settings
+from ...types import SearchFilter, Status
 
 __all__ = ["KeyRecord", "KeyStore", "Principal", "Role", "LOCAL_PRINCIPAL", "keys_path"]
 
@@ -35,7 +38,7 @@ _PREFIX = "gs"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who a request runs as. ``tenant=None`` means unscoped (local mode only)."""
+    """Who a request runs as. ``tenant=None`` means every tenant: local mode, or an ``all_tenants`` admin key."""
 
     key_id: str
     role: Role
@@ -45,6 +48,45 @@ class Principal:
         if ROLES.index(self.role) < ROLES.index(role):
             raise Forbidden(f"this action needs the {role!r} role; the key has {self.role!r}",
                             details={"required_role": role, "role": self.role})
+
+    @property
+    def write_tenant(self) -> str:
+        """Where this caller's writes land: its tenant; the default tenant for local mode and the operator."""
+        return self.tenant or ""
+
+    def read_filter(self, *, include_drafts: bool = False, include_archived: bool = False,
+                    include_superseded: bool = False) -> SearchFilter:
+        """The governance search applies, for reads by id: own tenant, published unless a flag widens it.
+
+        Drafts are unpublished work, so asking for them needs the editor role (403 otherwise, never a quiet
+        narrowing); archived and superseded items are published history any role may ask for.
+        """
+        if include_drafts:
+            self.require("editor")
+        statuses: list[Status] = ["published"]
+        statuses += ["draft"] if include_drafts else []
+        statuses += ["archived"] if include_archived else []
+        return SearchFilter(statuses=tuple(statuses), include_superseded=include_superseded, tenant=self.tenant)
+
+    def may_manage(self, record: KeyRecord) -> bool:
+        """A tenant admin manages its own tenant's scoped keys; the operator (every tenant) manages all keys."""
+        return self.tenant is None or (not record.all_tenants and record.tenant == self.tenant)
+
+    def mint_scope(self, tenant: str | None, all_tenants: bool) -> tuple[str, bool]:
+        """The scope of a key this admin asks to create, or ``Forbidden`` when it lies outside its own.
+
+        A tenant admin mints keys for its own tenant (``tenant`` omitted means that one); only the operator
+        mints for other tenants or mints operators, and it must name the tenant — no key is scoped by default.
+        """
+        if self.tenant is not None:
+            if all_tenants or (tenant is not None and tenant != self.tenant):
+                raise Forbidden("a tenant admin creates keys for its own tenant only",
+                                details={"tenant": self.tenant})
+            return self.tenant, False
+        if tenant is None and not all_tenants:
+            raise InvalidInput("name the key's tenant ('' for the default tenant), or set all_tenants for an "
+                               "operator admin key", details={"field": "tenant"})
+        return tenant or "", all_tenants
 
 
 LOCAL_PRINCIPAL = Principal(key_id="local", role="admin", tenant=None)
@@ -58,6 +100,7 @@ class KeyRecord:
     sha256: str
     created_at: str
     label: str = ""
+    all_tenants: bool = False  # the global operator; admin keys only, never implied by an empty tenant
 
 
 def keys_path(settings: Settings) -> Path:
@@ -110,17 +153,30 @@ class KeyStore:
             record = self._records.get(parts[1])
         if record is None or not hmac.compare_digest(record.sha256, _hash(parts[2])):
             raise Unauthenticated("the API key is not valid (unknown or revoked)")
-        return Principal(key_id=record.id, role=record.role, tenant=record.tenant)
+        return Principal(key_id=record.id, role=record.role, tenant=None if record.all_tenants else record.tenant)
+
+    def get(self, key_id: str) -> KeyRecord | None:
+        with self._lock:
+            self._reload()
+            return self._records.get(key_id)
 
     # ---- writing --------------------------------------------------------------------------------
 
-    def create(self, role: str, *, tenant: str = "", label: str = "") -> tuple[KeyRecord, str]:
-        """Add a key; returns its record and the full key, which is shown once and never stored."""
+    def create(self, role: str, *, tenant: str, all_tenants: bool = False, label: str = "") -> tuple[KeyRecord, str]:
+        """Add a key; returns its record and the full key, which is shown once and never stored.
+
+        ``tenant`` has no default: every key's scope is chosen on purpose (``''`` is the default tenant only).
+        ``all_tenants`` makes the global operator and is refused for any role but admin.
+        """
         if role not in ROLES:
             raise InvalidInput(f"role must be one of {list(ROLES)}, got {role!r}", details={"field": "role"})
+        if all_tenants and (role != "admin" or tenant):
+            raise InvalidInput("only an admin key may span all tenants, and then it names no tenant",
+                               details={"field": "all_tenants"})
         key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32).replace("_", "-")
         record = KeyRecord(id=key_id, role=role, tenant=tenant, sha256=_hash(secret),  # type: ignore[arg-type]
-                           created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), label=label)
+                           created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), label=label,
+                           all_tenants=all_tenants)
         with self._lock:
             self._reload()
             self._write({**self._records, key_id: record})

@@ -125,7 +125,10 @@ class KeyCreateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: str = Field(pattern="^(viewer|editor|admin)$")
-    tenant: str = Field(default="", max_length=100)
+    tenant: str | None = Field(default=None, max_length=100, description=(
+        "the key's tenant; omitted, a tenant admin's own tenant. The operator must name it ('' is the default "
+        "tenant)"))
+    all_tenants: bool = Field(default=False, description="an operator admin key for every tenant (operator only)")
     label: str = Field(default="", max_length=200)
 
 
@@ -133,6 +136,7 @@ class KeyOut(BaseModel):
     id: str
     role: str
     tenant: str
+    all_tenants: bool = False
     label: str
     created_at: str
 

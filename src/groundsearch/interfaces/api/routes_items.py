@@ -1,7 +1,11 @@
 """Item endpoints (ingest an uploaded file or JSON records, get, delete, similar) and API-key management.
 
-Uploads are kept under ``<data_dir>/uploads/<tenant>/<file name>`` rather than a temporary path: ingest is
-incremental by source, so uploading a changed file with the same name updates its items instead of adding copies.
+Uploads are kept under ``<data_dir>/uploads/t-<sha256 of the tenant>/<file name>`` rather than a temporary path:
+ingest is incremental by source, so uploading a changed file with the same name updates its items instead of
+adding copies. The folder is a hash of the exact tenant name, not a slug: tenants ``x y`` and ``x-y`` must never
+share a folder (a shared source would let one's upload replace the other's). Reads by id (an item, its similar
+items and exact duplicates) apply search's governance: own tenant, published unless an include flag asks for
+more, drafts for editors only.
 Item ids may contain ``/`` (document ids embed their source path), hence the ``:path`` converters, with the
 ``/similar`` route registered first. Tenant isolation: a scoped key sees another tenant's item as *not found*, never as forbidden, so ids do not leak.
 """
@@ -14,12 +18,12 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from ...errors import IngestError, InvalidInput, NotFound
-from ...types import Item
+from ...types import Item, SearchFilter
 from .auth import Principal
 from .deps import requires, state
 from .routes_jobs import JobOut, new_job, run_upload
@@ -44,26 +48,29 @@ MAX_NAME_CHARS = 255  # what common file systems allow for one name
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def _visible(item: Item, who: Principal) -> bool:
-    return who.tenant is None or item.tenant == who.tenant
+Drafts = Annotated[bool, Query(description="also drafts (needs the editor role)")]
+Archived = Annotated[bool, Query(description="also archived items")]
+Superseded = Annotated[bool, Query(description="also items superseded by another")]
 
 
-def _get_visible(request: Request, item_id: str, who: Principal) -> Item:
-    item = state(request).engine.get(item_id)
-    if not _visible(item, who):
-        raise NotFound(f"no item with id {item_id!r}", details={"id": item_id})
-    return item
+def _any_status(who: Principal) -> SearchFilter:
+    """The caller's tenant, any status: for deleting, which editors do to drafts too."""
+    return SearchFilter(statuses=("draft", "published", "archived"), include_superseded=True, tenant=who.tenant)
+
+
+def _get_visible(request: Request, item_id: str, who: Principal, governance: SearchFilter | None = None) -> Item:
+    return state(request).engine.get(item_id, governance or who.read_filter())
 
 
 def _upload_dir(request: Request, who: Principal) -> Path:
-    tenant = _SAFE_NAME.sub("-", who.tenant) if who.tenant else "_local"
-    path = state(request).settings.data_dir / "uploads" / (tenant or "_default")
+    digest = hashlib.sha256(who.write_tenant.encode("utf-8")).hexdigest()[:32]
+    path = state(request).settings.data_dir / "uploads" / f"t-{digest}"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def _ingest(request: Request, path: Path, shown_as: str, collection: str | None, who: Principal) -> IngestOut:
-    report = state(request).engine.ingest([path], collection, tenant=who.tenant or "")
+    report = state(request).engine.ingest([path], collection, tenant=who.write_tenant)
     # Server paths never reach the client: errors name the uploaded file instead.
     errors = [{"source": shown_as, "message": m.replace(str(path), shown_as)} for _, m in report.errors]
     out = IngestOut(added=report.added, updated=report.updated, unchanged=report.unchanged, deleted=report.deleted,
@@ -118,29 +125,33 @@ def ingest_records(request: Request, body: RecordsIn, who: Principal = Depends(r
 
 
 @router.get("/items/{item_id:path}/similar", response_model=SimilarOut, tags=["items"])
-def similar_items(request: Request, item_id: str, limit: int = 10,
+def similar_items(request: Request, item_id: str, limit: int = 10, include_drafts: Drafts = False,
+                  include_archived: Archived = False, include_superseded: Superseded = False,
                   who: Principal = Depends(requires("viewer"))) -> SimilarOut:
-    """Nearest items by embedding (likely duplicates flagged) and exact duplicates by content hash."""
+    """Nearest items by embedding (likely duplicates flagged) and exact duplicates by content hash, among the
+    items the caller may see (the include flags as in search)."""
     engine = state(request).engine
-    _get_visible(request, item_id, who)
-    from ...types import SearchFilter
-
-    hits = engine.similar(item_id, limit=clamp(limit, 1, 100), filter=SearchFilter(tenant=who.tenant))
-    exact = [i.id for i in engine.duplicates(item_id) if _visible(i, who)]
+    governance = who.read_filter(include_drafts=include_drafts, include_archived=include_archived,
+                                 include_superseded=include_superseded)
+    hits = engine.similar(item_id, limit=clamp(limit, 1, 100), filter=governance)
+    exact = [i.id for i in engine.duplicates(item_id, governance)]
     return SimilarOut(item_id=item_id, exact_duplicates=exact, similar=[
         SimilarItem(id=h.item.id, collection=h.item.collection, title=h.item.title, url=h.item.url,
                     cosine=round(h.cosine, 6), likely_duplicate=h.likely_duplicate) for h in hits])
 
 
 @router.get("/items/{item_id:path}", response_model=ItemOut, tags=["items"])
-def get_item(request: Request, item_id: str, who: Principal = Depends(requires("viewer"))) -> ItemOut:
-    return ItemOut.of(_get_visible(request, item_id, who))
+def get_item(request: Request, item_id: str, include_drafts: Drafts = False, include_archived: Archived = False,
+             include_superseded: Superseded = False, who: Principal = Depends(requires("viewer"))) -> ItemOut:
+    """One item. A draft, archived or superseded item reads as 404 unless its include flag is set, as in search."""
+    return ItemOut.of(_get_visible(request, item_id, who, who.read_filter(
+        include_drafts=include_drafts, include_archived=include_archived, include_superseded=include_superseded)))
 
 
 @router.delete("/items/{item_id:path}", status_code=204, tags=["items"])
 def delete_item(request: Request, item_id: str, who: Principal = Depends(requires("editor"))) -> None:
-    """Delete an item and every trace of it (keyword index, vectors, graph)."""
-    _get_visible(request, item_id, who)
+    """Delete an item of the caller's tenant, in any status, and every trace of it (keyword index, vectors, graph)."""
+    _get_visible(request, item_id, who, _any_status(who))
     state(request).engine.delete(item_id)
 
 
@@ -157,17 +168,25 @@ def _keys(request: Request) -> Any:
 
 @router.get("/keys", response_model=list[KeyOut], tags=["keys"])
 def list_keys(request: Request, who: Principal = Depends(requires("admin"))) -> list[KeyOut]:
-    return [KeyOut(id=r.id, role=r.role, tenant=r.tenant, label=r.label, created_at=r.created_at)
-            for r in _keys(request).records()]
+    """The keys this admin manages: its own tenant's (a tenant admin), or every key (the operator)."""
+    return [KeyOut(id=r.id, role=r.role, tenant=r.tenant, all_tenants=r.all_tenants, label=r.label,
+                   created_at=r.created_at) for r in _keys(request).records() if who.may_manage(r)]
 
 
 @router.post("/keys", response_model=KeyCreatedOut, status_code=201, tags=["keys"])
 def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(requires("admin"))) -> KeyCreatedOut:
-    record, key = _keys(request).create(body.role, tenant=body.tenant, label=body.label)
-    return KeyCreatedOut(id=record.id, role=record.role, tenant=record.tenant, label=record.label,
-                         created_at=record.created_at, key=key)
+    """Create a key in this admin's own tenant (only the operator names another tenant or mints operators)."""
+    tenant, all_tenants = who.mint_scope(body.tenant, body.all_tenants)
+    record, key = _keys(request).create(body.role, tenant=tenant, all_tenants=all_tenants, label=body.label)
+    return KeyCreatedOut(id=record.id, role=record.role, tenant=record.tenant, all_tenants=record.all_tenants,
+                         label=record.label, created_at=record.created_at, key=key)
 
 
 @router.delete("/keys/{key_id}", status_code=204, tags=["keys"])
 def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> None:
-    _keys(request).revoke(key_id)
+    """Revoke a key this admin manages; another tenant's key is not found (ids do not leak)."""
+    keys = _keys(request)
+    record = keys.get(key_id)
+    if record is None or not who.may_manage(record):
+        raise NotFound(f"no API key with id {key_id!r}", details={"id": key_id})
+    keys.revoke(key_id)

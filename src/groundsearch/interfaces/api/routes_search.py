@@ -41,6 +41,7 @@ StreamFlag = Annotated[bool, Query(description="answer with Server-Sent Events i
 
 
 async def _run(request: Request, body: SearchBody, who: Principal, stream: bool) -> Any:
+    who.read_filter(include_drafts=body.include_drafts)  # drafts need the editor role: 403 before any work
     engine = state(request).engine
     if not stream:
         return await run_in_threadpool(engine.search, body, tenant=who.tenant)
@@ -107,9 +108,11 @@ def preview(
 @router.get("/search/suggestions", response_model=SuggestionsOut, tags=["search"])
 def suggestions(request: Request, limit: Annotated[int, Query(description="clamped to 1–50")] = 10,
                 who: Principal = Depends(requires("viewer"))) -> SuggestionsOut:
-    """Popular topics. Fails soft: an empty list rather than an error, since the page works without them."""
+    """Popular topics among what the caller may search: entities mentioned in most published chunks of its
+    tenant. Fails soft: an empty list rather than an error, since the page works without them."""
     try:
-        return SuggestionsOut(suggestions=list(state(request).engine.suggestions(clamp(limit, 1, 50))))
+        return SuggestionsOut(suggestions=list(state(request).engine.suggestions(clamp(limit, 1, 50),
+                                                                                 who.read_filter())))
     except Exception:
         return SuggestionsOut(suggestions=[])
 
