@@ -117,6 +117,16 @@ class ApiSettings(_Frozen):
     upload_sync_max_bytes: int = Field(default=256 * 1024, ge=0)
 
 
+class McpSettings(_Frozen):
+    """What the MCP tool (``groundsearch mcp``) may see: one tenant, unless every tenant is asked for by name.
+
+    An MCP client is a model acting for whoever configured it; it carries no key, so the scope is configuration.
+    """
+
+    tenant: str = ""  # the default tenant unless set
+    all_tenants: bool = False
+
+
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
 
 
@@ -134,6 +144,7 @@ class Settings(_Frozen):
     intent: IntentSettings = IntentSettings()
     llm: LLMSettings = LLMSettings()
     api: ApiSettings = ApiSettings()
+    mcp: McpSettings = McpSettings()
 
     @field_validator("collections")
     @classmethod
@@ -244,6 +255,8 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "INTENT_SHADOW": "intent.shadow",
         "LOCAL_MODE": "api.local_mode",
         "KEYS_FILE": "api.keys_file",
+        "MCP_TENANT": "mcp.tenant",
+        "MCP_ALL_TENANTS": "mcp.all_tenants",
         "HOST": "api.host",
         "PORT": "api.port",
     }

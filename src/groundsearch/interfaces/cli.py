@@ -103,7 +103,8 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--collection", "-c", help="Target collection (default: the configured default).")
-@click.option("--tenant", default="", help="Owner tenant of the ingested items.")
+@click.option("--tenant", default="", help="Tenant every ingested item belongs to (default: the default tenant ''); "
+              "a file naming another tenant fails.")
 @click.option("--no-embed", is_flag=True, help="Keyword index only; skip embeddings (fast, no vector leg).")
 @click.option("--prune", is_flag=True,
               help="Also delete items of files that were ingested from these folders and no longer exist.")
@@ -462,13 +463,21 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
 
 
 @main.command()
+@click.option("--tenant", default=None, help="The one tenant the tool sees (default: mcp.tenant, else '').")
+@click.option("--all-tenants", is_flag=True, help="Let the tool see every tenant together.")
 @click.pass_context
 @handles_errors
-def mcp(ctx: click.Context) -> None:
-    """Serve the MCP `find` tool over stdio (for MCP clients such as desktop assistants)."""
+def mcp(ctx: click.Context, tenant: str | None, all_tenants: bool) -> None:
+    """Serve the MCP `find` tool over stdio (for MCP clients such as desktop assistants), scoped to one tenant."""
     from .mcp_server import run_stdio
 
-    run_stdio(settings_from(ctx))
+    settings = settings_from(ctx)
+    if tenant is not None or all_tenants:
+        if tenant is not None and all_tenants:
+            raise click.UsageError("give either --tenant or --all-tenants, not both")
+        scope = {"tenant": tenant or "", "all_tenants": all_tenants}
+        settings = settings.model_copy(update={"mcp": settings.mcp.model_copy(update=scope)})
+    run_stdio(settings)
 
 
 @main.group()
@@ -484,16 +493,24 @@ def _key_store(ctx: click.Context) -> Any:
 
 @keys.command("create")
 @click.option("--role", type=click.Choice(["viewer", "editor", "admin"]), required=True)
-@click.option("--tenant", default="", help="Tenant the key is scoped to (its searches see only this tenant).")
+@click.option("--tenant", default=None,
+              help="Tenant the key is scoped to (required unless --all-tenants; --tenant '' is the default tenant).")
+@click.option("--all-tenants", is_flag=True, help="An operator admin key for every tenant (admin only).")
 @click.option("--label", default="", help="A note to recognise the key by.")
 @click.pass_context
 @handles_errors
-def keys_create(ctx: click.Context, role: str, tenant: str, label: str) -> None:
-    """Create a key and print it once (only its hash is stored)."""
+def keys_create(ctx: click.Context, role: str, tenant: str | None, all_tenants: bool, label: str) -> None:
+    """Create a key and print it once (only its hash is stored). Its scope is always explicit."""
+    if (tenant is None) == (not all_tenants):
+        raise click.UsageError("give the key's scope: --tenant T (--tenant '' for the default tenant), or "
+                               "--all-tenants for an operator admin key")
+    if all_tenants and role != "admin":
+        raise click.UsageError("--all-tenants is for admin keys only")
     store = _key_store(ctx)
-    record, key = store.create(role, tenant=tenant, label=label)
-    err.print(f"created key {record.id} ({record.role}, tenant {record.tenant!r}) in {store.path}; "
-              f"it is shown only now:", highlight=False)
+    record, key = store.create(role, tenant=tenant or "", all_tenants=all_tenants, label=label)
+    scope = "all tenants" if record.all_tenants else f"tenant {record.tenant!r}"
+    err.print(f"created key {record.id} ({record.role}, {scope}) in {store.path}; it is shown only now:",
+              highlight=False)
     click.echo(key)
 
 
@@ -506,7 +523,7 @@ def keys_list(ctx: click.Context) -> None:
     for col in ("id", "role", "tenant", "label", "created"):
         table.add_column(col)
     for r in _key_store(ctx).records():
-        table.add_row(r.id, r.role, r.tenant, r.label, r.created_at)
+        table.add_row(r.id, r.role, "(all tenants)" if r.all_tenants else repr(r.tenant), r.label, r.created_at)
     out.print(table)
 
 

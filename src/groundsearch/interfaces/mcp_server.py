@@ -4,6 +4,11 @@
 filters and ``limit``/``offset`` paging. Every call returns both a Markdown rendering (what a model reads; cut at
 10,000 characters so one call cannot flood a context window) and the same hits as structured content (what a
 program reads), validated against the published output schema.
+
+Tenancy: the tool sees one tenant — ``mcp.tenant`` (``GROUNDSEARCH_MCP_TENANT``, ``groundsearch mcp --tenant``),
+the default tenant ``''`` unless set — and every tenant together only when ``mcp.all_tenants`` is set
+explicitly. An item id of another tenant is unknown to it, also as a ``similar_to`` seed. Only published,
+current items are searched: the tool has no include flags, since its caller is a model, not an editor.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..query.filters import build_filter
 from ..settings import Settings
 from ..types import SearchRequest
 
-__all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdio"]
+__all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdio", "tenant_scope"]
 
 MARKDOWN_MAX_CHARS = 10_000
 MAX_LIMIT = 50
@@ -90,8 +95,13 @@ def _collections_of(settings: Settings, kind: Kind, asked: list[str] | None) -> 
     return tuple(names)
 
 
+def tenant_scope(settings: Settings) -> str | None:
+    """The tenant the tool is scoped to; ``None`` (every tenant) only when configured by name."""
+    return None if settings.mcp.all_tenants else settings.mcp.tenant
+
+
 def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kind, collections: list[str] | None,
-         filters: dict[str, str | list[str]] | None, limit: int, offset: int) -> FindResult:
+         filters: dict[str, str | list[str]] | None, limit: int, offset: int, tenant: str | None) -> FindResult:
     """The tool's work, synchronous and transport-free (the MCP handler runs it in a worker thread)."""
     if bool(query) == bool(similar_to):
         raise InvalidInput("give exactly one of 'query' or 'similar_to'", details={"field": "query"})
@@ -99,7 +109,7 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
     common = dict(query=query, similar_to=similar_to, kind=kind, offset=offset, limit=limit)
     if similar_to:
         f = build_filter(engine.settings.collections, collections=_collections_of(engine.settings, kind, collections),
-                         filters=filters)
+                         filters=filters, tenant=tenant)
         hits = engine.similar(similar_to, limit=offset + limit + 1, filter=f)
         page = hits[offset: offset + limit]
         has_more = len(hits) > offset + limit
@@ -111,7 +121,7 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
                           results=results)
     request = SearchRequest(query=query, limit=limit, offset=offset, filters=filters,
                             collections=_collections_of(engine.settings, kind, collections))
-    response = engine.search(request)
+    response = engine.search(request, tenant=tenant)
     hits = [FindHit(id=r.id, item_id=r.item_id, collection=r.collection, title=r.title, url=r.url,
                     date=r.date.isoformat() if r.date else None, snippet=r.snippet, heading_path=list(r.heading_path),
                     score=r.score, fields=dict(r.fields)) for r in response.results]
@@ -131,6 +141,7 @@ def _plain(fields: Any) -> dict[str, Any]:
 
 
 def build_server(engine: Engine) -> MCPServer:
+    tenant = tenant_scope(engine.settings)
     server = MCPServer(name="groundsearch", instructions=(
         "Search the user's knowledge base. Use `find` with a query (kind: chunks for passages, documents for whole "
         "documents, records for dated records) or with similar_to an item id; page with offset."))
@@ -155,7 +166,7 @@ def build_server(engine: Engine) -> MCPServer:
         try:
             result = await anyio.to_thread.run_sync(functools.partial(
                 find, engine, query=query, similar_to=similar_to, kind=kind, collections=collections,
-                filters=filters, limit=limit, offset=offset))
+                filters=filters, limit=limit, offset=offset, tenant=tenant))
         except GroundsearchError as exc:
             return CallToolResult(content=[TextContent(type="text", text=f"error: {exc.message}")], is_error=True)
         return CallToolResult(content=[TextContent(type="text", text=render_markdown(result))],
