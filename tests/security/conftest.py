@@ -1,0 +1,91 @@
+"""A real server with API keys from a real ``KeyStore``, shared by the attack tests of one module.
+
+Tests use tenant names unique to themselves, so they can share one server without seeing each other's items.
+The hash embedder keeps ingest fast: these tests check who may see and change what, not ranking quality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from groundsearch.engine import Engine
+from groundsearch.interfaces.api import create_app
+from groundsearch.interfaces.api.auth import KeyStore
+from groundsearch.settings import load_settings
+from tests.api.live import serve
+
+CONFIG = """
+[collections.docs]
+kind = "documents"
+
+[collections.notes]
+kind = "documents"
+
+[collections.rel]
+kind = "records"
+id_field = "id"
+title = "{product} {version}"
+text_fields = ["notes"]
+fields = { id = "keyword", product = "keyword", version = "keyword", notes = "text" }
+"""
+
+
+@dataclass
+class Server:
+    url: str
+    engine: Engine
+    keys: KeyStore
+    tmp: Path
+
+    def key(self, role: str, tenant: str, **kw: Any) -> str:
+        return self.keys.create(role, tenant=tenant, **kw)[1]
+
+    def client(self, key: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+
+def open_engine(tmp: Path) -> Engine:
+    from groundsearch.models.factory import build_embedder
+    from groundsearch.store.sqlite import SQLiteStore  # after the embedder import (see tests/api/live.py)
+
+    config = tmp / "groundsearch.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    settings = load_settings(config, env={}, data_dir=str(tmp / "data"), embedder="hash")
+    api = settings.api.model_copy(update={"local_mode": False, "search_per_minute": 100_000,
+                                          "preview_per_minute": 100_000})
+    settings = settings.model_copy(update={"api": api})
+    embedder = build_embedder(settings)
+    return Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("security")
+    engine = open_engine(tmp)
+    keys = KeyStore(tmp / "keys.json")
+    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
+        yield Server(url, engine, keys, tmp)
+
+
+def upload(client: httpx.Client, name: str, text: str, collection: str | None = None) -> httpx.Response:
+    data = {"collection": collection} if collection else {}
+    return client.post("/api/items", files={"file": (name, text.encode(), "text/markdown")}, data=data)
+
+
+def titles(client: httpx.Client, query: str, **body: Any) -> list[str]:
+    r = client.post("/api/search", json={"query": query, "limit": 50, **body})
+    assert r.status_code == 200, r.text
+    return [x["title"] for x in r.json()["results"]]
+
+
+def preview_ids(client: httpx.Client, prefix: str) -> list[str]:
+    r = client.get("/api/search/preview", params={"q": prefix, "limit": 20})
+    assert r.status_code == 200, r.text
+    return [x["item_id"] for x in r.json()["items"]]
