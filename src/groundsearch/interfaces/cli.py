@@ -188,7 +188,17 @@ def print_response(response: Any, *, explain: bool) -> None:
     if explain and d.plan:
         out.rule("plan")
         for key, value in d.plan.items():
-            out.print(f"[bold]{key}[/]: {value}", highlight=False)
+            if key != "reasons":
+                out.print(f"[bold]{key}[/]: {value}", highlight=False)
+        out.print("[bold]decisions[/]:", highlight=False)
+        for reason in d.plan.get("reasons", ()):
+            out.print(f"  - {reason}", highlight=False)
+        if d.gate is not None:
+            g = d.gate
+            out.print(f"[bold]gate[/]: {'passed' if g['passed'] else 'failed'} — best cosine {g['best_score']:.3f} "
+                      f"vs {g['threshold']:g}" + ("" if g["measured"] else " (not measured: no vector leg)")
+                      + (f"; candidates from the reformulation {g['reformulated']!r}" if g["reformulated"] else ""),
+                      highlight=False)
         if response.intent is not None:
             out.print(f"[bold]intent[/]: {response.intent.model_dump()}", highlight=False)
     if response.prose.sentences:
@@ -357,8 +367,13 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
 @click.option("--fidelity-demo", "fidelity_demo", default=None, type=click.Path(exists=True, file_okay=False),
               help="With --intents: also run every request through Engine.search on this demo folder "
                    "(e.g. demo) and report end-to-end format fidelity and silent drops.")
+@click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
+              help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
+                   "support, abstention, conflicts and latency of the full answer path.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
-              help="Comma-separated: bm25, dense, hybrid, weighted, bm25s (independent BM25 baseline).")
+              help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
+                   "what search runs), bm25, dense, hybrid, weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
+                   "hybrid+multi, hybrid+rerank (the configured reranker); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
@@ -367,9 +382,21 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, retrievers: str,
-                 embedder_name: str, limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
+                 fidelity_demo: str | None, answers_dir: str | None,
+                 retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
+                 as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    if answers_dir is not None:
+        from ..evaluation.answers import format_answer_report, run_answer_eval
+        from ..evaluation.console import progress_bars
+        from ..evaluation.datasets import load_beir
+
+        with progress_bars(err) as progress:
+            answer_report = run_answer_eval(load_beir(answers_dir), embedder_name=embedder_name,
+                                            base_settings=settings_from(ctx), limit_queries=limit_queries,
+                                            cache_root=Path(cache_dir) if cache_dir else None, progress=progress)
+        click.echo(json.dumps(answer_report) if as_json else format_answer_report(answer_report))
+        return
     if intents_files:
         from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval
 
@@ -382,7 +409,8 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
         click.echo(json.dumps(intent_report) if as_json else format_intent_report(intent_report))
         return
     if dataset_dir is None:
-        raise click.UsageError("give --dataset (retrieval scores) or --intents (intent accuracy)")
+        raise click.UsageError("give --dataset (retrieval scores), --answers (answer quality) or --intents "
+                               "(intent accuracy)")
     from ..evaluation.console import eval_table, progress_bars
     from ..evaluation.datasets import load_beir
     from ..evaluation.runner import run_eval
