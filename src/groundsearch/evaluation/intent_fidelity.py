@@ -28,14 +28,21 @@ __all__ = ["build_demo_engine", "format_fidelity", "judge", "run_fidelity"]
 _STRUCTURED = frozenset({"table", "chart", "timeline", "graph", "unsupported-format"})
 
 
+_GENERIC = frozenset({"chart", "graph", "plot", "diagram", "", "other", "bar"})
+
+
 def _names_kind(requested: str, row: dict[str, Any]) -> bool:
+    """The downgrade names the asked kind: its subtype, the user's words, or the kind's own name inside them
+    ("parallel coordinates" for "parallel coordinates plot", "トルネード" for "トルネードチャート")."""
     said = fold(requested)
+    if said not in _GENERIC and row.get("chart_requested") and said in fold(row["chart_requested"]):
+        return True
     want = [row["format"]] if row["format"] != "chart" else []
     if row.get("chart_subtype"):
         want += [row["chart_subtype"].replace("-", " "), row["chart_subtype"]]
     if row.get("chart_requested"):
         want.append(fold(row["chart_requested"]))
-    return any(w and (w in said or said in w) for w in want if w != "other")
+    return any(w and w in said for w in want if w != "other")
 
 
 def judge(row: dict[str, Any], response: SearchResponse) -> str:

@@ -48,6 +48,11 @@ _DIRECTIVE_VERBS = frozenset(
     mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
     geef laat wil""".split()
 )
+# Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
+_CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
+_PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list".split())
+_VERBS_NEGATED = frozenset("make give use".split())
+_NEG_WORDS = frozenset("don't dont not never no".split())
 _QUESTION_START = frozenset("what what's whats how why when where which who does do is are will should".split())
 _MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
     tuple(f.split())
@@ -151,7 +156,12 @@ class _Index:
         }
 
     def fuzzy(self, word: str) -> str | None:
-        if len(word) < 5 or word in lx.REAL_WORDS or "'" in word:
+        if len(word) < 4 or word in lx.REAL_WORDS or "'" in word:
+            return None
+        if len(word) == 4:  # only a dropped letter of a five-letter word: "tabl", "chrt", "grph"
+            for cand in self.deletes.get(word, ()):
+                if cand in _CORE_WORDS:
+                    return self.joined[cand]
             return None
         # Compounds glue a kind to a chart word ("tornadodiagram", "sankeydiagramm"): the kind decides.
         for suffix in _COMPOUND_SUFFIXES:
@@ -224,6 +234,9 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     while j >= clause_start:
         tok = tokens[j]
         if tok in idx.contrasts:
+            # "no table, use a chart" turns to a new wish; "don't make a chart" refuses through its verb.
+            if j > clause_start and tok in _VERBS_NEGATED and tokens[j - 1] in _NEG_WORDS:
+                return "refused"
             break
         if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations if j - len(n) + 1 >= clause_start):
             return "refused"
@@ -357,5 +370,11 @@ def read_directive(query: str) -> Directive:
         return Directive("default", None, None, "refused" if refused else "mentioned", True, (), tuple(terms))
     pointed = tuple(fmt for fmt, rx in idx.paraphrases.items() if rx.search(folded))
     if pointed:
+        # "show the connections", "give me rows": a directive verb in front makes the paraphrase a wish.
+        first = _TOKEN.findall(folded)[:2]
+        if len(pointed) == 1 and any(t in _PARAPHRASE_VERBS for t in first):
+            fmt = pointed[0]
+            subtype = subtype_from_cues(folded) if fmt == "chart" else None
+            return Directive(fmt, subtype, None, "paraphrase-used", True, ())
         return Directive("default", None, None, "paraphrase", False, pointed)
     return Directive("default", None, None, "none", True, ())

@@ -234,13 +234,14 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
-    "chart": ("as dots", "a dot", "color coded", "colour coded", "colour grid", "color grid", "visual", "draw"),
+    "chart": ("as dots", "a dot", "dots for", "color coded", "colour coded", "colour grid", "color grid", "visual",
+              "draw", "x axis", "y axis", "x =", "on the x", "on x"),
 }
 
 # Real words one edit from a format word, never read as its typo ("stable releases", "groundsearch chat").
 REAL_WORDS: frozenset[str] = frozenset(
     "stable cable fable tablet tablets tablas charm chat chats chant chard charter grape pilot plat plats "
     "plots plotly label labels barn bars bart bare lines liner pier piece grapho plan plans tables venue "
-    "venues donate donor dont course courses radars scatters funnels gantts stabled tabled timely timelike "
+    "venues donate donor dont course courses char cart hart able tale tabs lots pots abel radars scatters funnels gantts stabled tabled timely timelike "
     "boxes map maps".split()
 )
