@@ -267,3 +267,29 @@ def test_every_kind_is_drawn_or_downgraded_by_name(subtype: str, start: int, siz
         assert shown.kind == "chart" and shown.subtype == subtype and subtype in DRAWABLE
         assert shown.requested == words
         assert_traceable(shown, hits)
+
+
+def test_headline_speaks_of_each_kind_in_its_own_terms() -> None:
+    from groundsearch.answer.charts import headline
+
+    [c] = chart("stacked-bar", PAPERS)
+    text, ids = headline(c)
+    per_month = Counter(month(h.id) for h in PAPERS)
+    best, n = max(per_month.items(), key=lambda kv: (kv[1], kv[0]))
+    assert f"the largest month is {best} with {n}." in text and {month(i) for i in ids} == {best}
+    [s] = chart("scatter", RUNS, {"bench": BENCH})
+    text, ids = headline(s)
+    assert "highest recall is run 2 (0.9 at latency_ms 30)" in text and ids == ("bench:2#0",)
+    [t] = chart("tornado", RUNS, {"bench": BENCH})
+    assert headline(t)[0] == "The largest effect on delta is run 3 (+0.11)."
+    [p] = chart("pie", PAPERS)
+    text, _ = headline(p)
+    assert text.startswith(f"The chart counts {len(PAPERS)} results by venue; the largest is arXiv with")
+
+
+def test_a_grouping_the_request_names_is_used_even_when_it_has_one_value() -> None:
+    arxiv = [h for h in PAPERS if h.item.fields.get("venue") == "arXiv"][:10]
+    [c] = chart("pie", arxiv)
+    assert c.x_label == "month"  # unnamed, a single-valued venue says nothing: months instead
+    [c] = chart("pie", arxiv, topic_keywords=("rag papers", "venues"))
+    assert c.x_label == "venue" and [(p.label, p.value) for p in c.points] == [("arXiv", 10.0)]

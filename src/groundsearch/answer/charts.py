@@ -24,7 +24,7 @@ from ..types import (
 )
 from .facts import MAX_GROUPS, Dimension, Facts, display_name, gather, groups, theme_counts, unique_items
 
-__all__ = ["DRAWABLE", "chart_results", "timeline"]
+__all__ = ["DRAWABLE", "chart_results", "headline", "timeline"]
 
 MAX_POINTS = 12  # bars / ranked items: past this a chart stops being readable; the rest stay in the results list
 MAX_BINS = 12
@@ -306,6 +306,46 @@ SUBSTITUTES: dict[str, tuple[str, ...]] = {
     "heatmap": ("stacked-bar",), "stacked-bar": ("heatmap",), "gantt": ("timeline-events",),
     "venn": ("heatmap",), "choropleth": ("pie",), "radar": ("heatmap",), "waterfall": ("line",),
 }
+
+
+def _count_words(n: float) -> str:
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:.3g}"
+
+
+def headline(c: ChartResult) -> tuple[str, tuple[str, ...]] | None:
+    """One true sentence about a chart and the ids it rests on, for the short paragraph beside it.
+
+    Per kind, because "the largest point" means different things: a stacked bar's largest bar is the sum of
+    its segments, a scatter's points are results (not counts), a tornado ranks by size of effect.
+    """
+    if not c.points:
+        return None
+    if c.subtype in ("stacked-bar", "heatmap", "sunburst"):
+        totals: dict[str, list[str]] = {}
+        for p in c.points:
+            totals.setdefault(p.label, []).extend(p.source_ids)
+        label, ids = max(totals.items(), key=lambda kv: (len(kv[1]), kv[0]))
+        return (f"The chart splits {len({i for p in c.points for i in p.source_ids})} results by {c.x_label} and "
+                f"{c.series_label}; the largest {c.x_label} is {label} with {len(ids)}.", tuple(ids[:3]))
+    if c.subtype in ("scatter", "bubble"):
+        top = max(c.points, key=lambda p: p.value)
+        return (f"The chart plots {len(c.points)} results by {c.x_label} and {c.y_label}; the highest {c.y_label} "
+                f"is {top.label} ({_count_words(top.value)} at {c.x_label} {_count_words(top.x or 0)}).",
+                top.source_ids)
+    if c.subtype == "box":
+        top = max(c.points, key=lambda p: p.value)
+        groups_n = len({p.series for p in c.points})
+        return (f"The chart shows the {c.y_label} of {len(c.points)} results in {groups_n} group(s); the highest is "
+                f"{top.label} with {_count_words(top.value)}.", top.source_ids)
+    if c.subtype == "tornado":
+        top = c.points[0]
+        return (f"The largest effect on {c.y_label} is {top.label} ({top.value:+g}).", top.source_ids)
+    top = max(c.points, key=lambda p: p.value)
+    if not top.source_ids:
+        return None
+    n = len({i for p in c.points for i in p.source_ids})
+    return (f"The chart counts {n} results by {c.x_label}; the largest is {top.label} with {len(top.source_ids)}.",
+            tuple(top.source_ids[:3]))
 
 
 def _draw(kind: str, f: Facts, hits: Sequence[EvidenceHit], about: str) -> Outcome:

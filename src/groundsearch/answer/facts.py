@@ -165,10 +165,17 @@ def gather(hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
             for field, colls in sorted(by_field.items())]
     if len(present) >= 2:
         dims.append(_dimension("collection", lambda h: h.item.collection, items))
-    # a grouping where every result is alone (versions, arXiv ids) says nothing about the results
-    dims = [d for d in dims if d.distinct >= 2 and d.repeated >= 2 and not _versions(d, items)]
-    words = {w.casefold() for w in named}
-    dims.sort(key=lambda d: (not any(w in words for w in (d.name, d.name + "s")), -d.repeated, d.distinct, d.name))
+    words = {w for n in named for w in re.findall(r"\w+", n.casefold())}
+
+    def asked(d: Dimension) -> bool:
+        return all(w in words or w + "s" in words for w in d.name.split())
+
+    # A grouping where every result is alone (versions, arXiv ids), or all share one value, says nothing
+    # about the results — unless the request asked for it by name: "by venue" over 20 arXiv papers is
+    # answered by one slice, truthfully, not by a different grouping.
+    dims = [d for d in dims if asked(d) or (d.distinct >= 2 and d.repeated >= 2 and not _versions(d, items))]
+    dims = [d for d in dims if d.covered]
+    dims.sort(key=lambda d: (not asked(d), -d.repeated, d.distinct, d.name))
     month = _dimension("month", _month, items, ordered=True)
     return Facts(hits=tuple(hits), items=tuple(items), dimensions=tuple(dims), month=month if month.covered else None,
                  numeric=tuple(numeric), specs=specs)

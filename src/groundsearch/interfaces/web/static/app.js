@@ -308,27 +308,23 @@ function renderTable(t) {
   block(t.title, el("div", { class: "table-wrap" }, table)).classList.add("kind-table");
 }
 
+// ---- charts: figure() (static/charts.js) turns a chart result into a Plotly figure ----------------------------
+
 function renderChart(c) {
-  const plot = el("div", { class: "chart", role: "img", "aria-label": `${c.title} (${c.subtype} chart)` });
+  const asked = c.requested ? `, as asked: ${c.requested}` : "";
+  const plot = el("div", { class: "chart", role: "img", "data-subtype": c.subtype,
+                           "aria-label": `${c.title} (${c.subtype} chart${asked})` });
   const section = block(c.title, plot, el("p", { class: "source-note", text: c.source || "" }));
   section.classList.add("kind-chart");
-  const labels = c.points.map((p) => p.label), values = c.points.map((p) => p.value);
-  const horizontal = c.subtype === "ranked-bar" || c.subtype === "tornado";
-  const trace = c.subtype === "line" || c.subtype === "timeline"
-    ? { type: "scatter", mode: "lines+markers", x: labels, y: values }
-    : horizontal ? { type: "bar", orientation: "h", y: labels.slice().reverse(), x: values.slice().reverse() }
-                 : { type: "bar", x: labels, y: values };
-  const layout = {
-    margin: { t: 10, r: 10, b: 60, l: horizontal ? 160 : 50 }, autosize: true,
-    xaxis: { title: { text: horizontal ? c.y_label : c.x_label }, automargin: true },
-    yaxis: { title: { text: horizontal ? c.x_label : c.y_label }, automargin: true },
-  };
-  if (window.Plotly) {
-    window.Plotly.newPlot(plot, [trace], layout, { displayModeBar: false, responsive: true });
-  } else {
-    renderTable({ title: `${c.title} (chart library unavailable)`, columns: [c.x_label, c.y_label],
-                  rows: c.points.map((p) => [p.label, p.value]) });
+  if (!window.Plotly) {
+    renderTable({ title: `${c.title} (chart library unavailable)`,
+                  columns: [c.x_label, ...(c.series_label ? [c.series_label] : []), c.y_label],
+                  rows: c.points.map((p) => [p.label, ...(c.series_label ? [p.series] : []), p.value]) });
+    return;
   }
+  const { data, layout } = figure(c);
+  const full = { autosize: true, ...layout, margin: { t: 10, r: 10, b: 60, l: 60, ...(layout.margin || {}) } };
+  window.Plotly.newPlot(plot, data, full, { displayModeBar: false, responsive: true });
 }
 
 function renderTimeline(t) {
@@ -374,7 +370,7 @@ function sentence(text) { return /[.!?]$/.test(text.trim()) ? text.trim() : `${t
 function renderUnsupported(u) {
   // substitute is "kind" or "kind:subtype" (e.g. "chart:ranked-bar" reads as "a ranked-bar chart")
   const [kind, subtype] = String(u.substitute).split(":");
-  const shown = subtype ? `a ${subtype} ${kind}` : kind;
+  const shown = kind === "none" ? "nothing" : subtype ? `a ${subtype} ${kind}` : `a ${kind}`;
   $("#notices").append(el("div", { class: "notice kind-unsupported-format", role: "status" },
     el("strong", { text: `Can't show this as ${u.requested}` }),
     `${sentence(u.reason)} Showing ${shown} instead.`));
