@@ -25,6 +25,7 @@ from pydantic import TypeAdapter
 from .answer.audit import audit
 from .answer.normalize import normalize
 from .answer.repair import repair
+from .answer.sentence_vectors import sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
@@ -202,7 +203,8 @@ class Orchestrator:
                 synthesis = Synthesis(Prose(sentences=(nothing,), mode="extractive"))
             else:
                 synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens)
+                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                       vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:

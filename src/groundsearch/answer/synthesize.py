@@ -1,7 +1,8 @@
 """Intent + structured results + evidence → ``Prose`` with a citation on every sentence.
 
-Two modes. *Extractive* (the default, no model): sentences are chosen verbatim from the top evidence,
-so every word is stored text. *LLM narration* (when an LLM is configured): the versioned synthesis
+Two modes. *Extractive* (the default, no model): sentences are chosen verbatim from the fused page by
+how well they answer the question (:mod:`.extractive`), so every word is stored text, or, beside tables
+and charts, one paragraph of facts computed from the rows (:mod:`.summary`). *LLM narration* (when an LLM is configured): the versioned synthesis
 prompt, evidence passages numbered ``[e1]…``, a bounded token budget; any failure falls back to
 extractive and says why. Both respect the format: a full answer for ``default``; one paragraph of at
 most ~80 words that introduces the tables/charts when those carry the content, never repeating rows.
@@ -15,23 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.base import LLM, ChatMessage
-from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
-from .normalize import display_name, theme_counts
+from .extractive import answer
+from .sentence_vectors import SentenceVectors
+from .summary import SHORT_WORDS, short_paragraph
 
 __all__ = ["SHORT_WORDS", "Synthesis", "evidence_block", "extractive", "narrate", "parse_narration", "repeats_a_row",
            "synthesize"]
 
-SHORT_WORDS = 80
-FULL_SENTENCES = 4
-PER_HIT = 2
-CANDIDATE_HITS = 8
 LLM_EVIDENCE = 8
 LLM_PASSAGE_CHARS = 700
-THEMES_IN_PROSE = 4
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 _CITE = re.compile(r"\[(e\d+)\]")
-_MD_NOISE = re.compile(r"^\s*(#|[-*+] |\d+\. |\||```|>)")
 _LEAD_MARK = re.compile(r"^(?:[-*+]\s+|\d+\.\s+|>\s*)")  # bullet, number or quote marker
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a code block (or one left open by a cut-off reply)
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: the least a sentence has
@@ -48,88 +43,16 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def _candidate_sentences(text: str) -> list[str]:
-    """Readable sentences of a chunk: no headings, list bullets, table rows or code; 6–60 words."""
-    out = []
-    for raw in _SPLIT.split(text):
-        s = " ".join(raw.split())
-        if not s or _MD_NOISE.match(raw) or not 6 <= _words(s) <= 60 or "`" in s:
-            continue
-        out.append(s)
-    return out
-
-
-def _is_record(hit: EvidenceHit) -> bool:
-    return bool(hit.item.fields) and not hit.chunk.heading_path
-
-
-def extractive_full(query: str, hits: Sequence[EvidenceHit]) -> Prose:
-    """Up to four sentences from the top evidence, those sharing most terms with the query first,
-    at most two per hit, presented in evidence rank order so the answer reads top-down."""
-    terms = set(analyze(query))
-    scored: list[tuple[float, int, int, str, str]] = []
-    for rank, hit in enumerate(hits[:CANDIDATE_HITS]):
-        for pos, s in enumerate(_candidate_sentences(hit.chunk.text)):
-            if hit.item.collection and hit.item.title and hit.item.title not in s and _is_record(hit):
-                s = f"{hit.item.title}: {s}"  # a record's summary says nothing without whose it is
-            overlap = len(terms & set(analyze(s))) / (len(terms) or 1)
-            scored.append((overlap, rank, pos, s, hit.id))
-    chosen: list[tuple[int, int, str, str]] = []
-    per_hit: dict[str, int] = {}
-    for overlap, rank, pos, s, hid in sorted(scored, key=lambda t: (-t[0], t[1], t[2])):
-        if len(chosen) >= FULL_SENTENCES:
-            break
-        if per_hit.get(hid, 0) >= PER_HIT or (overlap == 0 and chosen):
-            continue
-        per_hit[hid] = per_hit.get(hid, 0) + 1
-        chosen.append((rank, pos, s, hid))
-    chosen.sort()
-    return Prose(sentences=tuple(Sentence(text=s, citations=(hid,)) for _, _, s, hid in chosen), mode="extractive")
-
-
-def _join(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def extractive_short(results: Sequence[Any], hits: Sequence[EvidenceHit], specs: dict[str, CollectionSpec]) -> Prose:
-    """One paragraph introducing the structured results: what they show and the recurring themes.
-
-    It says nothing a row says (no titles, no versions, no dates): the table carries those. Each sentence
-    cites the evidence it summarises, so the audit can hold it to that evidence.
-    """
-    sentences: list[Sentence] = []
-    for r in results:
-        if r.kind == "table" and r.row_ids:
-            sentences.append(Sentence(text=f"The {r.collection} table lists the matching {r.collection} from the "
-                                           f"stored collection, one row per item.", citations=r.row_ids[:3]))
-        elif r.kind == "chart" and r.points:
-            ids = tuple(dict.fromkeys(i for p in r.points for i in p.source_ids))[:3]
-            text = ("The chart ranks themes by how many of the top results mention them." if r.x_label == "theme"
-                    else f"The chart counts the top results per {r.x_label}.")
-            sentences.append(Sentence(text=text, citations=ids))
-        elif r.kind == "unsupported-format":
-            sentences.append(Sentence(text=f"A {r.requested} diagram cannot be drawn from the stored data, so a "
-                                           f"{r.substitute.split(':')[-1]} chart is shown instead.",
-                                      citations=(hits[0].id,) if hits else ()))
-    themes = [(e, ids) for e, ids in theme_counts(hits, specs) if len(ids) >= 2][:THEMES_IN_PROSE]
-    if themes:
-        names = [display_name(e, hits) for e, _ in themes]
-        ids = tuple(dict.fromkeys(ids[0] for _, ids in themes))
-        sentences.append(Sentence(text=f"Recurring themes across these results include {_join(names)}.", citations=ids))
-    kept: list[Sentence] = []
-    for s in sentences:
-        if sum(_words(k.text) for k in kept) + _words(s.text) > SHORT_WORDS:
-            break
-        kept.append(s)
-    return Prose(sentences=tuple(kept), mode="extractive")
-
-
 def extractive(intent: Intent, query: str, results: Sequence[Any], hits: Sequence[EvidenceHit],
-               specs: dict[str, CollectionSpec]) -> Prose:
+               specs: dict[str, CollectionSpec], vectors: SentenceVectors | None = None) -> Prose:
+    """The no-model answer: one paragraph about the structured results when they carry the content
+    (:mod:`.summary`), else the query-focused extractive answer (:mod:`.extractive`)."""
     carries = any(r.kind in ("table", "chart", "timeline", "graph") for r in results)
     if intent.format != "default" and carries:
-        return extractive_short(results, hits, specs)
-    return extractive_full(query, hits)
+        short = short_paragraph(results, hits, specs)
+        if short.sentences:
+            return short
+    return answer(query, hits, vectors)
 
 
 # ---- LLM narration --------------------------------------------------------------------------------
@@ -229,11 +152,12 @@ def synthesize(
     llm: LLM | None = None,
     load_prompt: Callable[[str], str] | None = None,
     max_tokens: int = 512,
+    vectors: SentenceVectors | None = None,
 ) -> Synthesis:
     """Prose for one response: LLM narration when ``llm`` is given, else (or on any failure) extractive."""
     if not hits:
         return Synthesis(Prose(mode="none"))
-    base = extractive(intent, query, results, hits, specs)
+    base = extractive(intent, query, results, hits, specs, vectors)
     if llm is None or load_prompt is None:
         return Synthesis(base)
     short = intent.format != "default" and any(

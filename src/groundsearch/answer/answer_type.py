@@ -1,0 +1,171 @@
+"""What kind of span a question asks for, and the spans of that kind in a sentence. Pure; patterns, not NER.
+
+A factoid question announces its answer's type in its first words ("who", "when", "how many", "where",
+"which country"); a sentence that answers it holds a span of that type the question does not already
+contain. That is what lets an extractive answer open with a one-line answer, tell an answer-bearing
+sentence from one that merely shares the topic (the basis of abstention), and notice two sources that
+give different values for the same thing (a conflict).
+
+Types: ``person`` (people and organisations: capitalised names — "who" is asked of both), ``place``,
+``date``, ``number``, ``entity`` (any other name: "which film", "what company"), ``yesno`` and
+``choice`` (comparisons: both compared names must be covered), ``other`` (how/why/what-is: no span).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from ..store.text import analyze
+
+__all__ = ["AnswerType", "answer_spans", "choices", "expected_type"]
+
+AnswerType = Literal["person", "place", "date", "number", "entity", "yesno", "choice", "other"]
+
+_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+          r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_DATE = re.compile(
+    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"  # September 20, 2019
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}"  # 20 September 2019
+    rf"|{_MONTH}\s+\d{{4}}"  # September 2019
+    r"|\d{4}-\d{2}-\d{2}"
+    r"|(?:1[0-9]|20)\d{2}s?)\b"  # 1994, the 1990s
+)
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+                 "seventeen eighteen nineteen twenty thirty forty fifty hundred thousand").split()
+_NUMBER = re.compile(
+    r"(?<![\w.])(?:[$€£]\s?)?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s+(?:million|billion|trillion|thousand))?"
+    r"|(?<![\w.])(?:[$€£]\s?)?\d+(?:\.\d+)?%?(?:\s+(?:million|billion|trillion|thousand))?"
+    rf"|\b(?:{'|'.join(_NUMBER_WORDS)})\b",
+    re.IGNORECASE,
+)
+# A run of capitalised words, with the lower-case joiners names carry ("Bank of England", "Ludwig van
+# Beethoven"), or a dotted abbreviation ("U.S."). Sentence-initial words are filtered by the caller.
+_NAME = re.compile(
+    r"(?:[A-Z]\.){2,}"
+    r"|\b[A-Z][\w'’&-]*[\w](?:\s+(?:(?:of|de|da|del|van|von|la|le|di|du|the|and|&)\s+)?[A-Z][\w'’&-]*[\w])*"
+)
+_NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "it", "its", "in", "on", "at", "for", "but", "and",
+              "if", "when", "while", "after", "before", "since", "during", "however", "also", "he", "she", "they",
+              "his", "her", "their", "we", "our", "there", "as", "by", "from", "with", "of", "to", "i", "you", "so"}
+_STARTERS = {"what", "who", "when", "where", "why", "how", "which", "here", "some", "many", "most", "other", "each",
+             "every", "all", "both", "despite", "according", "although", "once", "now", "then", "today", "find",
+             "see", "get", "read", "watch", "learn", "one", "two", "three", "no", "yes", "not", "only", "more",
+             "after", "before", "because", "until", "unlike", "like", "with", "without", "over", "under", "about"}
+_MONTH_NAMES = re.compile(rf"^{_MONTH}$")
+# Capitalised words that name no one: days, times, and demonyms used as adjectives ("the Austrian writer")
+_NOT_ANSWERS = re.compile(r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Today|Yesterday|Tomorrow|"
+                          r"Season|Episode|Chapter|Part|Eastern|Western|Pacific Time|Eastern Time|Read|See|Click|Get)$")
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ian|ish|ese|ean|an|ic|i)$")
+_PLACE_CUE = re.compile(r"\b(?:in|at|from|near|to|of)\s+$")
+_ORG_SUFFIX = re.compile(r"\b(?:Inc|Corp|Corporation|Company|Ltd|LLC|Group|University|Association|Party|Club|"
+                         r"Records|Studios|Bank|Agency|Council|Institute|League|Committee|Foundation)\b")
+
+_PLACE_NOUNS = r"country|city|state|province|town|county|region|continent|island|nation|location|venue|capital"
+_PERSON_NOUNS = (r"person|man|woman|player|president|ceo|founder|author|actor|actress|singer|artist|director|"
+                 r"company|team|organi[sz]ation|band|group|club|party|university|firm")
+_YESNO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should)\b", re.IGNORECASE)
+
+
+def expected_type(question: str) -> AnswerType:
+    """The answer type a question asks for, from its wording alone."""
+    q = " ".join(question.casefold().split())
+    if re.search(r"\b(?:vs\.?|versus|compared? (?:to|with)|difference between)\b", q) or (
+            re.match(r"^(?:which|who|what)\b", q) and re.search(r"\b\w+ or \w+", q)):
+        return "choice"
+    if _YESNO.match(q):
+        return "yesno"
+    if re.search(r"\bhow (?:many|much)\b|\bwhat (?:number|percentage|amount|is the population)\b|\bhow (?:old|long|"
+                 r"far|tall|big)\b", q):
+        return "number"
+    if re.search(r"^when\b|\bwhen (?:was|were|did|does|is)\b|\bwhat (?:year|date|day|month|decade|century)\b|"
+                 r"\bwhat is the (?:date|day|year)\b|\b(?:premiere|release|air|opening) date\b|"
+                 r"\bwhich (?:year|date|day|month)\b|\bin what year\b|\b(?:release|launch) date\b", q):
+        return "date"
+    if re.search(rf"^where\b|\bwhere (?:was|were|did|does|is)\b|\b(?:which|what) (?:{_PLACE_NOUNS})\b|\blocation$", q):
+        return "place"
+    if re.search(rf"^(?:who|whom|whose)\b|\b(?:who|whom|whose)\b|\b(?:which|what) (?:{_PERSON_NOUNS})\b", q):
+        return "person"
+    if re.match(r"^(?:which|what)\b", q) and not re.match(r"^what (?:is|are|was|were) (?:a|an|the)?\s*\w+\??$", q) \
+            and not re.search(r"\b(?:how|why|mean|means|definition)\b", q):
+        return "entity"
+    return "other"
+
+
+def _names(sentence: str) -> list[tuple[int, str]]:
+    out = []
+    for m in _NAME.finditer(sentence):
+        words = m.group(0).split()
+        while words and words[0].casefold() in _NOT_NAMES:  # "The Beatles" keeps its article only mid-name
+            words = words[1:]
+        if not words or _MONTH_NAMES.match(words[0]) or _NOT_ANSWERS.match(" ".join(words)):
+            continue
+        start = m.start() + m.group(0).find(words[0])
+        after = sentence[start + len(" ".join(words)):]
+        if len(words) == 1 and _DEMONYM.match(words[0]) and re.match(r"\s+[a-z]", after):
+            continue  # "the Austrian writer": an adjective, not the answer
+        if start == 0 and len(words) == 1 and (words[0].casefold() in _STARTERS or re.search(r"(?:ed|ing|ly)$", words[0])):
+            continue  # "Founded in 2015 ...", "Here is ...": how a sentence starts, not a name
+        out.append((start, " ".join(words)))
+    return out
+
+
+def _in_question(span: str, question_folded: str) -> bool:
+    """Half or more of the span's words (stemmed) are the question's own: the question's entity, restated
+    ("21st Century Fox's" for "20th Century Fox"), not its answer."""
+    words = [w for w in analyze(re.sub(r"['’]s\b", "", span)) if w not in _NOT_NAMES]
+    asked = set(analyze(question_folded))
+    return bool(words) and 2 * sum(1 for w in words if w in asked) >= len(words)
+
+
+def answer_spans(sentence: str, atype: AnswerType, question: str) -> list[str]:
+    """Spans of ``sentence`` of type ``atype`` that the question does not already contain, best first
+    (for places, names after "in"/"at"/"from" first; for people, names that are not organisations first
+    only in order of appearance — "who" is asked of both)."""
+    folded = question.casefold()
+    if atype == "date":
+        spans = [m.group(0) for m in _DATE.finditer(sentence)]
+        return [s for s in spans if not _in_question(s, folded)]
+    if atype == "number":
+        dates = [m.span() for m in _DATE.finditer(sentence) if re.search(r"[A-Za-z]", m.group(0))]
+        spans = [m.group(0) for m in _NUMBER.finditer(sentence)
+                 if not any(a <= m.start() < b for a, b in dates) and not re.fullmatch(r"(?:1[5-9]|20)\d{2}", m.group(0))]
+        return [s for s in spans if not _in_question(s, folded)]
+    if atype in ("person", "place", "entity"):
+        found = [(start, name) for start, name in _names(sentence) if not _in_question(name, folded)]
+        if atype == "place":
+            if re.match(r"^\s*where\b|.*\blocation\b", folded):  # "where": the name after "in"/"at" first
+                found.sort(key=lambda p: (not _PLACE_CUE.search(sentence[:p[0]]), p[0]))
+            # "Tampa, Florida": a city and its state read as one place
+            merged = []
+            for start, name in found:
+                tail = sentence[start + len(name):]
+                nxt = re.match(r",\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)", tail)
+                merged.append(f"{name}, {nxt.group(1)}" if nxt else name)
+            return _outermost(merged)
+        return _outermost([name for _, name in found])
+    return []
+
+
+def _outermost(spans: list[str]) -> list[str]:
+    """Distinct spans, dropping any that only repeat part of an earlier one ("Florida" after "Tampa, Florida")."""
+    out: list[str] = []
+    for span in dict.fromkeys(spans):
+        if not any(span in kept for kept in out):
+            out.append(span)
+    return out
+
+
+def choices(question: str) -> list[str]:
+    """The compared names of a comparison ("X vs Y", "X or Y", "between X and Y"), as written."""
+    m = re.search(r"([\w.+#-]+(?:\s+[A-Z][\w.+#-]*)*)\s+(?:vs\.?|versus|or|and|compared (?:to|with))\s+"
+                  r"([\w.+#-]+(?:\s+[A-Z][\w.+#-]*)*)", question)
+    if not m:
+        return []
+    out = []
+    for side in (m.group(1), m.group(2)):
+        words = side.split()
+        while len(words) > 1 and words[0][:1].islower():
+            words = words[1:]  # "compare LangChain" → "LangChain"
+        out.append(" ".join(words))
+    return out

@@ -1,0 +1,359 @@
+"""Query-focused extractive answers: the best sentences of the fused page, chosen for the question.
+
+Candidates are the prose sentences (:mod:`.sentences`) of every hit on the page, not only the first
+few. Each is scored by
+
+* its embedding similarity to the question (sentence vectors cached, :mod:`.sentence_vectors`; only the
+  ``EMBEDDED`` best by the cheap signals are embedded, which bounds the cost of a cold request),
+* the share of the question's term weight it covers (IDF over the page's sentences, so rare terms —
+  names, years — count for more than "the" topic words every candidate shares),
+* answer-type fit (:mod:`.answer_type`: a "when" question wants a date the question does not hold),
+* position (a passage's first sentences are its most self-contained) and the hit's fused rank,
+
+and the prose is picked by MMR so a second source gets a say before a near-copy of the first. When a
+span of the asked type answers the question, the prose opens with ``Answer: <span>.`` citing the
+sentences that hold it. When two sources make the same claim with different values (a counterfactual
+or a stale source), the answer says they disagree instead of picking one. When no sentence answers,
+it says so plainly and lists the closest matches. Pure apart from the embedder behind ``vectors``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..store.text import analyze
+from ..types import EvidenceHit, Prose, Sentence
+from .answer_type import AnswerType, answer_spans, choices, expected_type
+from .sentence_vectors import SentenceVectors
+from .sentences import is_prose, split_sentences
+
+__all__ = ["ANSWER_PREFIX", "CONFLICT_PREFIX", "NO_ANSWER", "Candidate", "answer", "candidates"]
+
+ANSWER_PREFIX = "Answer: "
+NO_ANSWER = "No sentence in the matching sources answers this directly"
+CONFLICT_PREFIX = "The sources disagree"
+
+FULL_SENTENCES = 4  # supporting sentences after the answer line
+PER_HIT = 2
+EMBEDDED = 12  # candidates embedded per request (the rest are ranked on terms alone): bounds a cold request
+EMBED_WORDS = 32  # a sentence's first words carry its topic; MiniLM's cost grows with every token
+MMR_LAMBDA = 0.75
+LISTED_MATCHES = 3
+# Weights of the signals; tuned on the tuning halves of MuSiQue-100 and RGB only (see bench-answers.md).
+W_SIM, W_TERMS, W_TYPE, W_POS, W_RANK = 0.45, 0.35, 0.15, 0.03, 0.2
+W_BRIDGE = 0.2  # the bridge step's weight (0 turns it off)
+# An answer-bearing sentence: similar enough to the question or covering enough of its weight.
+SIM_MIN, COVER_MIN = 0.45, 0.5
+# A sentence shown after "no sentence answers this directly": on the topic at all.
+RELATED_SIM, RELATED_COVER = 0.3, 0.25
+CONFIDENT_COVER, TOPIC_SHARE = 0.7, 0.3  # see _confident
+CONFLICT_OVERLAP = 0.6  # Jaccard of the words two sentences share (answer spans aside) to be "the same claim"
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
+_WORDS = re.compile(r"\w+")
+
+
+@dataclass(slots=True, eq=False)  # identity, not field equality: candidates hold numpy vectors
+class Candidate:
+    hit: EvidenceHit
+    rank: int  # the hit's fused rank on the page
+    pos: int  # the sentence's index among its hit's candidates
+    text: str
+    terms: frozenset[str]
+    spans: tuple[str, ...] = ()
+    sim: float = 0.0
+    cover: float = 0.0
+    score: float = 0.0
+    vector: np.ndarray | None = field(default=None, repr=False)
+
+
+def _is_record(hit: EvidenceHit) -> bool:
+    return bool(hit.item.fields) and not hit.chunk.heading_path
+
+
+def candidates(hits: Sequence[EvidenceHit]) -> list[Candidate]:
+    """Every prose sentence of every hit, once (the same sentence in two hits is kept at its best rank)."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for rank, hit in enumerate(hits):
+        titles = (hit.item.title, *hit.chunk.heading_path)
+        pos = 0
+        for s in split_sentences(hit.chunk.text):
+            if not is_prose(s, not_equal_to=titles) or s.casefold() in seen:
+                continue
+            seen.add(s.casefold())
+            if _is_record(hit) and hit.item.title and hit.item.title not in s and not hit.item.id.endswith(hit.item.title):
+                s = f"{hit.item.title}: {s}"  # a record's summary says nothing without whose it is
+            out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=frozenset(analyze(s))))
+            pos += 1
+    return out
+
+
+def _weights(query_terms: Sequence[str], pool: Sequence[Candidate]) -> dict[str, float]:
+    """Each question term's weight: 1 + its IDF over the candidate sentences. The 1 keeps the topic term
+    every candidate shares ("langchain" on a page of LangChain releases) from counting for nothing."""
+    n = len(pool)
+    return {t: 1.0 + math.log(1 + n / (1 + sum(1 for c in pool if t in c.terms))) for t in dict.fromkeys(query_terms)}
+
+
+def _norm(span: str) -> str:
+    return " ".join(_WORDS.findall(span.casefold()))
+
+
+def _answer_bearing(c: Candidate, atype: AnswerType, years: set[str]) -> bool:
+    """Close enough to the question, holding a span of the asked type, and naming the question's years:
+    "Who won Wimbledon in 2019?" is not answered by a sentence about 2018."""
+    if c.sim < SIM_MIN and c.cover < COVER_MIN:
+        return False
+    if years and not years <= set(_YEAR.findall(c.hit.chunk.text)):
+        return False
+    return bool(c.spans) if atype in ("person", "place", "date", "number", "entity") else True
+
+
+def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, atype: AnswerType) -> None:
+    q_terms = analyze(query)
+    weights = _weights(q_terms, pool)
+    total = sum(weights.values()) or 1.0
+    for c in pool:
+        c.cover = sum(w for t, w in weights.items() if t in c.terms) / total
+        c.spans = tuple(answer_spans(c.text, atype, query))
+        # until (unless) the sentence is embedded, its chunk's cosine from the vector leg stands in for it
+        c.sim = max((ls.score for ls in c.hit.legs if ls.leg == "vector"), default=0.0)
+    typed = atype in ("person", "place", "date", "number", "entity")
+
+    def cheap(c: Candidate) -> float:
+        return W_TERMS * c.cover + W_TYPE * (bool(c.spans) if typed else 0) + W_RANK / (1 + c.rank)
+
+    pool.sort(key=cheap, reverse=True)
+    if vectors is not None and pool:
+        head = pool[:EMBEDDED]
+        matrix = vectors.sentences([(c.hit.id, " ".join(c.text.split()[:EMBED_WORDS])) for c in head])
+        q = vectors.query(query)
+        for c, vec, sim in zip(head, matrix, matrix @ q, strict=True):
+            c.vector, c.sim = vec, float(sim)
+    for c in pool:
+        c.score = (W_SIM * c.sim + W_TERMS * c.cover + W_TYPE * (bool(c.spans) if typed else 0)
+                   + W_POS / (1 + c.pos) + W_RANK / (1 + c.rank))
+    pool.sort(key=lambda c: c.score, reverse=True)
+
+
+def _similarity(a: Candidate, b: Candidate) -> float:
+    if a.vector is not None and b.vector is not None:
+        return float(a.vector @ b.vector)
+    union = a.terms | b.terms
+    return len(a.terms & b.terms) / len(union) if union else 0.0
+
+
+def _bridge_terms(c: Candidate, query: str) -> list[set[str]]:
+    """The names a sentence adds to the question (stemmed), the bridge of a multi-hop question: "...
+    published by the American Psychological Association" points at the sentence about that association."""
+    asked = set(analyze(query))
+    out = []
+    for name in answer_spans(c.text, "entity", query):
+        terms = set(analyze(name)) - asked
+        if terms:
+            out.append(terms)
+    return out
+
+
+def _bridged(c: Candidate, bridges: Sequence[set[str]]) -> float:
+    """The largest share of one bridge name's terms that ``c`` (or its item's title) holds."""
+    if not bridges:
+        return 0.0
+    words = c.terms | set(analyze(c.hit.item.title))
+    return max(len(b & words) / len(b) for b in bridges)
+
+
+def _mmr(pool: Sequence[Candidate], k: int, chosen: list[Candidate], query: str = "") -> list[Candidate]:
+    """Maximal marginal relevance (Carbonell & Goldstein, 1998): each pick trades its score against its
+    similarity to what is already picked; one sentence per item until every item had its turn, two at
+    most. The best sentence's new names count for the picks after it (one bridge step for multi-hop
+    questions: the second hop's sentence shares the bridge entity, not the question's words)."""
+    picked = list(chosen)
+    rest = [c for c in pool if c not in picked]
+    if not picked and rest:
+        picked.append(rest.pop(0))
+    bridges = _bridge_terms(picked[0], query) if picked and query and W_BRIDGE else []
+    for cap in (1, PER_HIT):
+        per_item: dict[str, int] = {}
+        for c in picked:
+            per_item[c.hit.item.id] = per_item.get(c.hit.item.id, 0) + 1
+        left = [c for c in rest if c not in picked]
+        while left and len(picked) < k:
+            def gain(c: Candidate) -> float:
+                redundancy = max((_similarity(c, p) for p in picked), default=0.0)
+                return MMR_LAMBDA * (c.score + W_BRIDGE * _bridged(c, bridges)) - (1 - MMR_LAMBDA) * redundancy
+
+            best = max(left, key=gain)
+            left.remove(best)
+            if per_item.get(best.hit.item.id, 0) >= cap:
+                continue
+            per_item[best.hit.item.id] = per_item.get(best.hit.item.id, 0) + 1
+            picked.append(best)
+    return picked
+
+
+def _masked_words(c: Candidate) -> set[str]:
+    text = c.text.casefold()
+    for span in c.spans:
+        text = text.replace(span.casefold(), " ")
+    return set(_WORDS.findall(text))
+
+
+def _conflict(bearing: Sequence[Candidate]) -> tuple[Candidate, str, Candidate, str] | None:
+    """Two sentences from different items making the same claim (most of their words shared once the
+    answer spans are set aside) with different answer spans: the sources disagree on the value."""
+    for i, a in enumerate(bearing):
+        for b in bearing[i + 1:]:
+            if a.hit.item.id == b.hit.item.id:
+                continue
+            only_a = [s for s in a.spans if _norm(s) not in {_norm(x) for x in b.spans}]
+            only_b = [s for s in b.spans if _norm(s) not in {_norm(x) for x in a.spans}]
+            if not only_a or not only_b:
+                continue
+            wa, wb = _masked_words(a), _masked_words(b)
+            if wa and wb and len(wa & wb) / len(wa | wb) >= CONFLICT_OVERLAP:
+                return a, only_a[0], b, only_b[0]
+    return None
+
+
+def _proximity(c: Candidate, span: str, asked: set[str]) -> float:
+    """1 for a span next to the question's words in the sentence, falling with the distance in words:
+    in "France beat Croatia to win the 2018 final", "France" sits by "win ... 2018 final"."""
+    words = c.text.split()
+    hits = [i for i, w in enumerate(words) if asked & set(analyze(w))]
+    first = _norm(span).split()[:1]
+    at = [i for i, w in enumerate(words) if first and _norm(w).split()[:1] == first]
+    if not hits or not at:
+        return 0.5
+    return 1.0 / (1.0 + 0.25 * min(abs(i - j) for i in at for j in hits))
+
+
+def _best_span(bearing: Sequence[Candidate], query: str) -> tuple[str, list[Candidate]]:
+    """The span with the most score behind it among the answer-bearing sentences, and who holds it: each
+    sentence votes its score for each of its spans, weighted by how close the span sits to the question's
+    words, so a value several sources give near the asked-about words wins."""
+    asked = set(analyze(query))
+    votes: dict[str, float] = {}
+    shown: dict[str, str] = {}
+    for c in bearing:
+        for span in c.spans:
+            key = _norm(span)
+            votes[key] = votes.get(key, 0.0) + c.score * _proximity(c, span, asked)
+            shown.setdefault(key, span)
+    key = max(votes, key=lambda k: votes[k])
+    return shown[key], [c for c in bearing if any(_norm(s) == key for s in c.spans)]
+
+
+# Past forms a stemmer leaves alone, so "who won" finds "to win" and "who bought" finds "buys".
+_IRREGULAR = {"won": "win", "bought": "buy", "held": "hold", "took": "take", "led": "lead", "began": "begin",
+              "made": "make", "became": "become", "wrote": "write", "sold": "sell", "found": "find", "gave": "give",
+              "ran": "run", "built": "build", "sang": "sing", "left": "leave", "beat": "beat", "chose": "choose"}
+_ASKING = {"who", "whom", "whose", "what", "when", "where", "which", "how", "name"}
+
+
+def _stems(words: Sequence[str]) -> set[str]:
+    return {t for w in words for t in analyze(_IRREGULAR.get(w.casefold(), w))}
+
+
+def _relation_and_topic(query: str) -> tuple[set[str], set[str]]:
+    """The question's relation words (lower-case content words: "won", "directed", "runner-up") and its
+    topic (capitalised names and numbers after the first word: "Wimbledon", "2019")."""
+    words = re.findall(r"[\w'’-]+", query)
+    relation = _stems([w for w in words if w[:1].islower() and w.casefold() not in _ASKING
+                       and not any(ch.isdigit() for ch in w)])
+    topic = _stems([w for i, w in enumerate(words) if i and (w[:1].isupper() or any(ch.isdigit() for ch in w))])
+    return relation, topic
+
+
+def _confident(query: str, span: str, holders: Sequence[Candidate], hits: Sequence[EvidenceHit]) -> bool:
+    """Whether the sources state ``span`` as the answer rather than merely mention it near the topic.
+
+    Any of: a holder covers most of the question's weight; the span is corroborated (in at least two
+    items, and half of those on the page); or a holder carries every relation word of the question and
+    its chunk a good part of the topic. Measured on the RGB tuning half: sentences that share the topic
+    but not the relation ("Serena Williams serves against Naomi Osaka ... US Open" for "who won the US
+    Open") are most of what a negatives-only page offers.
+    """
+    if any(c.cover >= CONFIDENT_COVER for c in holders):
+        return True
+    items = {h.item.id for h in hits}
+    key = _norm(span)
+    holding = {h.item.id for h in hits if key in _norm(h.chunk.text)}
+    if len(holding) >= 2 and 2 * len(holding) >= len(items):
+        return True
+    relation, topic = _relation_and_topic(query)
+    for c in holders:
+        words = _stems(re.findall(r"[\w'’-]+", c.text))
+        chunk = _stems(re.findall(r"[\w'’-]+", c.hit.chunk.text))
+        if relation <= words and (not topic or len(topic & chunk) >= TOPIC_SHARE * len(topic)):
+            return True
+    return False
+
+
+def _sentence(c: Candidate) -> Sentence:
+    return Sentence(text=c.text, citations=(c.hit.id,))
+
+
+def no_answer(hits: Sequence[EvidenceHit]) -> Sentence:
+    """The plain statement that nothing answers, naming the closest matches when they have titles."""
+    titled = [h for h in dict((h.item.id, h) for h in hits).values() if h.item.title.strip()][:LISTED_MATCHES]
+    if not titled:
+        return Sentence(text=f"{NO_ANSWER}; the closest matches are listed below.",
+                        citations=tuple(h.id for h in hits[:LISTED_MATCHES]))
+    names = [f"“{h.item.title.strip()}”" for h in titled]
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return Sentence(text=f"{NO_ANSWER}; the closest matches are {joined}.", citations=tuple(h.id for h in titled))
+
+
+def _unanswered(pool: Sequence[Candidate], hits: Sequence[EvidenceHit], query: str) -> Prose:
+    """No answer-bearing sentence: say so first, then the sentences closest to the question, if any are
+    close at all, so the reader sees what the sources do say."""
+    related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
+    if not related:
+        return Prose(sentences=(no_answer(hits),), mode="extractive")
+    notice = Sentence(text=f"{NO_ANSWER}; the closest passages say:", citations=())
+    return Prose(sentences=(notice, *(_sentence(c) for c in _mmr(related, FULL_SENTENCES, [], query))), mode="extractive")
+
+
+def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Prose:
+    """The extractive answer to ``query`` from ``hits`` (the fused page, best first)."""
+    pool = candidates(hits)
+    if not pool:
+        return Prose(sentences=(no_answer(hits),), mode="extractive")
+    atype = expected_type(query)
+    _score(query, pool, vectors, atype)
+    years = set(_YEAR.findall(query))
+    bearing = [c for c in pool if _answer_bearing(c, atype, years)]
+    if not bearing:
+        return _unanswered(pool, hits, query)
+    typed = atype in ("person", "place", "date", "number", "entity")
+    opening: list[Sentence] = []
+    first: list[Candidate] = []
+    if typed:
+        clash = _conflict(bearing[:8])
+        if clash is not None:
+            a, span_a, b, span_b = clash
+            opening.append(Sentence(text=f"{CONFLICT_PREFIX} on this: one says {span_a}, another {span_b}.",
+                                    citations=(a.hit.id, b.hit.id)))
+            first = [a, b]
+        else:
+            span, holders = _best_span(bearing[:6], query)
+            if not _confident(query, span, holders, hits):
+                return _unanswered(pool, hits, query)
+            opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
+                                    citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))
+            first = holders[:1]
+    elif atype == "choice":
+        # a comparison is answered only when both compared names are covered: the best sentence for each first
+        for name in choices(query):
+            key = _norm(name)
+            match = next((c for c in (*bearing, *pool) if key and key in _norm(c.text) and c not in first), None)
+            if match is not None:
+                first.append(match)
+    chosen = _mmr(bearing + [c for c in pool if c not in bearing], FULL_SENTENCES, first, query)
+    return Prose(sentences=(*opening, *(_sentence(c) for c in chosen)), mode="extractive")

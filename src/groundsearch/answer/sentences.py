@@ -1,0 +1,130 @@
+"""Stored text → the sentences an extractive answer may quote, and nothing that only looks like one.
+
+An extractive answer is only as readable as what it quotes. Chunks of Markdown, READMEs and records hold
+titles, headings, table rows, code, shell lines and keyword lists next to real sentences; strung together
+they read as an answer and say nothing (issue 11: four paper titles as "the answer", CLI lines and a
+table fragment as the explanation). A candidate therefore has to look like prose: enough words, most of
+them lower-case, closed by sentence punctuation (or by a snippet's "…"), and none of the marks of code,
+tables or commands. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["MAX_WORDS", "MIN_WORDS", "blocks", "is_prose", "split_sentences"]
+
+MIN_WORDS = 5
+MAX_WORDS = 100
+
+# A sentence ends at . ! ? (or a snippet's "..."/"…") followed by a capital, digit, quote or bracket; a
+# line break or a middle dot (search-snippet separator) always ends one.
+_SPLIT = re.compile(r"(?<=[.!?…])\s+(?=[A-Z0-9\"'“(\[])|\s+·\s+")
+_BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>|\$\s|    \S|\t)")
+_NOT_PROSE_BLOCK = re.compile(r"^(?:#{1,6}\s|\||>|\$\s|    |\t)")
+_EMPHASIS = re.compile(r"(\*\*|__|\*)(?=\S)(.+?)(?<=\S)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)\s]+\)")
+_INLINE_CODE = re.compile(r"`([^`]{1,40})`")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
+_ABBREV_END = re.compile(r"\b(?:[A-Z]|[A-Z][a-z]{0,3}|e\.g|i\.e|vs|etc|No|St|Dr|Mr|Mrs|Ms|Jr|U\.S)\.$")
+_LINE_NOISE = re.compile(r"^\s*(?:#{1,6}\s|\||```|~~~|>|\$\s|[-*+]\s+\[[ x]\]|<[a-zA-Z/])")
+_CLOSED = re.compile(r"(?:[.!?…]|\.\.\.)[\"'”’)\]]*$")
+_CODE = re.compile(
+    r"`"  # inline code
+    r"|\s--?[a-z][\w-]*(?:[=\s]|$)"  # command-line flags: --limit 5, -c docs
+    r"|[A-Za-z_]\w*\([^)]*\)"  # calls: run_search(request)
+    r"|::|->|=>|==|!=|\{|\}|;\s*$"
+    r"|\b[A-Z_]{3,}=\S"  # environment assignments: GROUNDSEARCH_DATA_DIR=...
+)
+_PATHISH = re.compile(r"\w/\w|\w\.(?:py|toml|json|jsonl|md|sh|yaml|yml|sql|js|html)\b|_\w")
+_LOWER_WORD = re.compile(r"^[a-z][a-z'’-]*[,;:]?$")
+
+
+def blocks(text: str) -> list[str]:
+    """Paragraphs of ``text`` with soft-wrapped lines joined. Fenced code is dropped; headings, list
+    items, table rows, indented code and shell lines each stay a block of their own, so a wrapped
+    sentence is read whole and a heading never runs into the sentence after it."""
+    out: list[str] = []
+    para: list[str] = []
+    fenced = False
+
+    def flush() -> None:
+        if para:
+            out.append(" ".join(para))
+            para.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            flush()
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if not stripped:
+            flush()
+        elif _BLOCK_START.match(line):
+            flush()
+            para.append(stripped)
+            if not _LIST_ITEM.match(line):  # headings and table rows never continue on the next line
+                flush()
+        else:
+            para.append(stripped)
+    flush()
+    return out
+
+
+def _unmark(text: str) -> str:
+    """Markdown emphasis, links and short inline code spans → their plain words (the words are what a
+    reader quotes; a long code span stays marked and the sentence is rejected as code)."""
+    return _INLINE_CODE.sub(r"\1", _LINK.sub(r"\1", _EMPHASIS.sub(r"\2", text)))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, block by block (see :func:`blocks`), whitespace collapsed. A split after an
+    abbreviation ("U.S.", "e.g.", "No.") is undone: those full stops end no sentence."""
+    out: list[str] = []
+    for block in blocks(text):
+        if _NOT_PROSE_BLOCK.match(block):
+            continue  # a heading, table row, quote, indented code or shell line: no sentence in it
+        block = _unmark(_LIST_ITEM.sub("", block, count=1))
+        start = len(out)
+        for raw in _SPLIT.split(block):
+            piece = " ".join(raw.split())
+            if not piece:
+                continue
+            if len(out) > start and _ABBREV_END.search(out[-1]):
+                out[-1] = f"{out[-1]} {piece}"
+            else:
+                out.append(piece)
+    return out
+
+
+def _lower_share(words: list[str]) -> float:
+    # the first word is capitalised in every sentence; numbers and versions are neither case
+    tail = [w for w in words[1:] if not any(c.isdigit() for c in w)] or words
+    return sum(1 for w in tail if _LOWER_WORD.match(w)) / len(tail)
+
+
+def is_prose(sentence: str, *, not_equal_to: Iterable[str] = ()) -> bool:
+    """True when ``sentence`` reads as a sentence: not a title, heading, table row, list of names, code
+    or command line. ``not_equal_to`` holds the titles and headings of the text's own item: a sentence
+    that only repeats one of them is a title, however it is punctuated."""
+    s = sentence.strip()
+    words = s.split()
+    if not MIN_WORDS <= len(words) <= MAX_WORDS:
+        return False
+    if _LINE_NOISE.match(s) or s.count("|") >= 2 or _CODE.search(s):
+        return False
+    if sum(1 for w in words if _PATHISH.search(w)) * 5 > len(words):
+        return False  # a list of modules and paths is a directory listing, not a claim
+    if not _CLOSED.search(s):
+        return False  # titles, headings, list items and table cells carry no closing punctuation
+    if _lower_share(words) < 0.3:
+        return False  # Title Case Throughout, or a run of names: a heading or a byline, not a claim
+    symbols = sum(1 for c in s if not (c.isalnum() or c.isspace() or c in ".,;:!?'\"’“”()-–—…%$/&"))
+    if symbols > max(2, len(s) // 25):
+        return False
+    body = s.rstrip(".!?… ").casefold()
+    return not any(body == t.rstrip(".!?… ").casefold() for t in not_equal_to if t)

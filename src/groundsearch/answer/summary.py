@@ -1,0 +1,122 @@
+"""The one short paragraph beside a table, chart or timeline: what is true of the rows, computed and cited.
+
+When structured results carry the content, prose should not repeat rows, and it should not fill the
+space with boilerplate either ("Recurring themes across these results include AI"). What a reader can
+use is what the rows say together: how many there are, the range of their dates, and the value that
+recurs most in a declared field (the most frequent product, venue or author). Each figure is computed
+from the stored fields of the rows shown and each sentence cites the rows that bear it out: the newest
+and oldest for a date range, the rows holding the recurring value for that value.
+
+Counts are written in words up to twenty: a count is a fact about the rows, not a string in any one of
+them, so the audit (which looks for digits in the cited text) has nothing to match it against. Pure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..types import CollectionSpec, EvidenceHit, Prose, Sentence
+
+__all__ = ["SHORT_WORDS", "count_words", "short_paragraph"]
+
+SHORT_WORDS = 80
+_WORDS = ("no one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen twenty").split()
+_RECURRING_FIELDS = ("product", "venue", "authors", "registry", "author", "source")
+
+
+def count_words(n: int) -> str:
+    return _WORDS[n] if 0 <= n < len(_WORDS) else f"{n:,}"
+
+
+def _when(d: dt.date) -> str:
+    """Month-precision dates (stored as the 1st) are written as the month, as the records give them."""
+    return f"{d:%Y-%m}" if d.day == 1 else d.isoformat()
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{count_words(n)} {word if n == 1 else word + 's'}"
+
+
+def _noun(collection: str) -> str:
+    return collection[:-1] if collection.endswith("s") else collection
+
+
+def _recurring(rows: Sequence[EvidenceHit], spec: CollectionSpec | None) -> tuple[str, str, list[str]] | None:
+    """(field, value, ids) of the value that recurs most in a declared keyword/list field, if any recurs."""
+    if spec is None:
+        return None
+    declared = {f.name for f in spec.fields if f.type in ("keyword", "list")} - {spec.id_field}
+    for name in (f for f in _RECURRING_FIELDS if f in declared):
+        counts: Counter[str] = Counter()
+        holders: dict[str, list[str]] = {}
+        for h in rows:
+            raw = h.item.fields.get(name)
+            values = raw if isinstance(raw, tuple) else (raw,) if raw is not None else ()
+            for v in dict.fromkeys(str(v) for v in values if str(v).strip()):
+                counts[v] += 1
+                holders.setdefault(v, []).append(h.id)
+        if counts:
+            value, n = counts.most_common(1)[0]
+            if n >= 2:
+                return name, value, holders[value]
+    return None
+
+
+def rows_sentence(collection: str, rows: Sequence[EvidenceHit], spec: CollectionSpec | None, shown: str) -> Sentence:
+    """"The releases table shows twelve releases from 2025-11 to 2026-10, most often of langchain (three)."""
+    dated = sorted((h for h in rows if h.item.date), key=lambda h: h.item.date)  # type: ignore[arg-type,return-value]
+    text = f"The {collection} {shown} shows {_plural(len(rows), _noun(collection))}"
+    cites: list[str] = []
+    if dated:
+        lo, hi = dated[0].item.date, dated[-1].item.date
+        assert lo is not None and hi is not None
+        text += f" dated {_when(lo)}" if _when(lo) == _when(hi) else f" dated {_when(lo)} to {_when(hi)}"
+        cites += [dated[-1].id, dated[0].id]
+    recurring = _recurring(rows, spec)
+    if recurring is not None:
+        name, value, ids = recurring
+        text += f"; the most frequent {name.rstrip('s')} is {value} ({count_words(len(ids))} of them)"
+        cites += ids[:2]
+    return Sentence(text=text + ".", citations=tuple(dict.fromkeys(cites or [h.id for h in rows[:1]])))
+
+
+def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
+                    specs: Mapping[str, CollectionSpec]) -> Prose:
+    """At most ``SHORT_WORDS`` words about the structured results, one sentence per result."""
+    by_id = {h.id: h for h in hits}
+    sentences: list[Sentence] = []
+    for r in results:
+        if r.kind == "table" and r.row_ids:
+            rows = [by_id[i] for i in r.row_ids if i in by_id]
+            if rows:
+                sentences.append(rows_sentence(r.collection, rows, specs.get(r.collection), "table"))
+        elif r.kind == "chart" and r.points:
+            top = max(r.points, key=lambda p: p.value)
+            ids = tuple(dict.fromkeys(top.source_ids))[:3]
+            if not ids:
+                continue
+            counted = int(top.value) == top.value and 0 <= top.value <= 20
+            value = count_words(int(top.value)) if counted else f"{top.value:g}"
+            sentences.append(Sentence(
+                text=f"The chart has {_plural(len(r.points), r.x_label)}; the largest is {top.label} with {value}.",
+                citations=ids))
+        elif r.kind == "timeline" and r.events:
+            events = sorted(r.events, key=lambda e: e.date)
+            span = (f"on {_when(events[0].date)}" if events[0].date == events[-1].date
+                    else f"from {_when(events[0].date)} to {_when(events[-1].date)}")
+            sentences.append(Sentence(text=f"The timeline places {_plural(len(events), 'event')} {span}.",
+                                      citations=tuple(dict.fromkeys((events[0].source_id, events[-1].source_id)))))
+        elif r.kind == "unsupported-format":
+            sentences.append(Sentence(text=f"A {r.requested} diagram cannot be drawn from the stored data, so a "
+                                           f"{r.substitute.split(':')[-1]} chart is shown instead.",
+                                      citations=(hits[0].id,) if hits else ()))
+    kept: list[Sentence] = []
+    for s in sentences:
+        if sum(len(k.text.split()) for k in kept) + len(s.text.split()) > SHORT_WORDS:
+            break
+        kept.append(s)
+    return Prose(sentences=tuple(kept), mode="extractive")

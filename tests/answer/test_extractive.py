@@ -1,0 +1,189 @@
+"""Query-focused extractive answers: prose only, typed answer lines, conflicts, abstention, cached vectors."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundsearch.answer.answer_type import answer_spans, choices, expected_type
+from groundsearch.answer.audit import audit
+from groundsearch.answer.extractive import ANSWER_PREFIX, CONFLICT_PREFIX, NO_ANSWER, answer
+from groundsearch.answer.sentence_vectors import SentenceVectors, sentence_vectors_for
+from groundsearch.answer.sentences import is_prose, split_sentences
+from groundsearch.models.fake import HashEmbedder
+from groundsearch.types import Chunk, EvidenceHit, Item, LegScore
+
+from .helpers import doc, paper
+
+
+def snippet(n: int, text: str, cosine: float = 0.6) -> EvidenceHit:
+    item = Item(id=f"news:s{n}", collection="news", title=f"Story {n}", text=text)
+    chunk = Chunk(id=f"news:s{n}#0", item_id=item.id, position=0, text=text)
+    return EvidenceHit(chunk=chunk, item=item, score=1 / (60 + n), legs=(LegScore("vector", n + 1, cosine),))
+
+
+# ---- what counts as a sentence ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",  # a bare title
+    "## How fusion works",
+    "| `ingest PATH` | ingest files and folders into the store |",
+    'groundsearch search "vector index" -f product=usearch --json',
+    "pip install groundsearch --upgrade",
+    "run_search(request) -> SearchResponse is the one orchestrator entry point.",
+    "GROUNDSEARCH_DATA_DIR=./data groundsearch serve --port 8000",
+    "Agent-Based Infrastructure Core - Runtime and CLI",
+])
+def test_titles_headings_table_rows_code_and_cli_lines_are_not_prose(text: str) -> None:
+    assert not any(is_prose(s) for s in split_sentences(text)) or not split_sentences(text)
+
+
+def test_real_sentences_are_prose_even_wrapped_or_with_inline_markup() -> None:
+    text = ("Retrieval runs a BM25 leg and a dense leg concurrently, and fuses them with\n"
+            "Reciprocal Rank Fusion (k = 60).\n\n```bash\ngroundsearch ingest docs/\n```\n\n"
+            "It runs **embedded by default**: one data directory and `tantivy` for keywords.")
+    sentences = split_sentences(text)
+    assert sentences == [
+        "Retrieval runs a BM25 leg and a dense leg concurrently, and fuses them with Reciprocal Rank Fusion (k = 60).",
+        "It runs embedded by default: one data directory and tantivy for keywords.",
+    ]
+    assert all(is_prose(s) for s in sentences)
+
+
+def test_abbreviations_do_not_end_sentences_and_a_repeated_title_is_not_a_sentence() -> None:
+    assert split_sentences("The U.S. Open was won by Bianca Andreescu in 2019. She beat Serena Williams.") == [
+        "The U.S. Open was won by Bianca Andreescu in 2019.", "She beat Serena Williams."]
+    assert not is_prose("Dense retrieval for open-domain questions.", not_equal_to=("Dense retrieval for open-domain questions",))
+
+
+# ---- answer types -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Who acquired Instagram?", "person"),
+    ("When was GPT-3 released?", "date"),
+    ("What is the date of the 2021 NBA Draft?", "date"),
+    ("How many Publix stores are in North Carolina?", "number"),
+    ("Where was Super Bowl LV played?", "place"),
+    ("Which country won the most medals in 2018?", "place"),
+    ("Is BM25 a lexical model?", "yesno"),
+    ("compare LangChain vs LlamaIndex releases", "choice"),
+    ("How does HippoRAG use Personalized PageRank?", "other"),
+])
+def test_expected_answer_type(question: str, kind: str) -> None:
+    assert expected_type(question) == kind
+
+
+def test_answer_spans_are_of_the_asked_type_and_not_in_the_question() -> None:
+    s = "The game was played on February 7, 2021, at Raymond James Stadium in Tampa, Florida."
+    assert answer_spans(s, "date", "When was Super Bowl LV played?") == ["February 7, 2021"]
+    assert "Tampa, Florida" in answer_spans(s, "place", "Where was Super Bowl LV played?")
+    assert answer_spans("Facebook bought Instagram in 2012 for $1 billion.", "person", "Who acquired Instagram?") == [
+        "Facebook"]
+    assert answer_spans("Google paid $1.65 billion in 2006.", "number", "How much did Google pay?") == ["$1.65 billion"]
+    assert choices("compare LangChain vs LlamaIndex releases") == ["LangChain", "LlamaIndex"]
+
+
+# ---- answers ------------------------------------------------------------------------------------------------
+
+
+def test_a_typed_question_opens_with_a_cited_one_line_answer() -> None:
+    hits = (snippet(0, "Facebook announced that it has reached an agreement to acquire Instagram in April 2012."),
+            snippet(1, "Facebook acquired Instagram for $1 billion, and the photo app kept its own brand."),
+            snippet(2, "Instagram is a photo and video sharing app with filters and stories."))
+    prose = answer("Who acquired Instagram?", hits, SentenceVectors(HashEmbedder()))
+    first = prose.sentences[0]
+    assert first.text == f"{ANSWER_PREFIX}Facebook."
+    assert first.citations and set(first.citations) <= {"news:s0#0", "news:s1#0"}
+    assert all(s.citations for s in prose.sentences)
+    assert audit(prose, hits).failures == ()
+
+
+def test_two_sources_giving_different_values_for_one_claim_are_flagged_not_resolved() -> None:
+    hits = (snippet(0, "Super Bowl LV was played on February 7, 2021, at Raymond James Stadium in Tampa, Florida."),
+            snippet(1, "Super Bowl LV was played on February 7, 2021, at Raymond James Stadium in Glendale, Arizona."))
+    prose = answer("Where was the Super Bowl 2021 played?", hits, SentenceVectors(HashEmbedder()))
+    assert prose.sentences[0].text.startswith(CONFLICT_PREFIX)
+    assert "Tampa, Florida" in prose.sentences[0].text and "Glendale, Arizona" in prose.sentences[0].text
+    assert set(prose.sentences[0].citations) == {"news:s0#0", "news:s1#0"}
+    assert not any(s.text.startswith(ANSWER_PREFIX) for s in prose.sentences)
+    assert audit(prose, hits).failures == ()
+
+
+def test_title_only_records_get_a_plain_no_answer_that_lists_the_matches() -> None:
+    hits = (paper(1, "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models", ("B. Gutierrez",),
+                  "arXiv", 5),
+            paper(2, "Lost in the Middle: How Language Models Use Long Contexts", ("N. Liu",), "TACL", 7))
+    prose = answer("How does HippoRAG use Personalized PageRank?", hits, None)
+    assert len(prose.sentences) == 1
+    only = prose.sentences[0]
+    assert only.text.startswith(NO_ANSWER) and "“HippoRAG: Neurobiologically" in only.text
+    assert set(only.citations) == {"papers:p1#0", "papers:p2#0"}
+    assert audit(prose, hits).failures == ()
+
+
+def test_a_page_that_mentions_the_topic_but_not_the_answer_says_so() -> None:
+    hits = (snippet(0, "Tickets for the 2021 Wimbledon final went on sale in March, and queues formed early."),
+            snippet(1, "Wimbledon is the oldest tennis tournament in the world, played on grass since 1877."))
+    prose = answer("Who won the women's singles Wimbledon in 2021?", hits, SentenceVectors(HashEmbedder()))
+    assert prose.sentences[0].text.startswith(NO_ANSWER)
+    assert not any(s.text.startswith(ANSWER_PREFIX) for s in prose.sentences)
+
+
+def test_a_comparison_draws_on_both_compared_names() -> None:
+    hits = (doc(0, "LangChain composes LLM calls into chains and agents with many integrations."),
+            doc(1, "LangChain also ships LangGraph for stateful agents built as graphs."),
+            doc(2, "LlamaIndex focuses on indexing documents and querying them with retrieval pipelines."))
+    prose = answer("compare LangChain vs LlamaIndex", hits, SentenceVectors(HashEmbedder()))
+    text = prose.text
+    assert "LangChain" in text and "LlamaIndex" in text
+
+
+def test_sentences_come_from_the_whole_page_not_only_its_top_eight() -> None:
+    filler = tuple(snippet(i, f"Weather report number {i} says the spring was mild and wet in the north.")
+                   for i in range(12))
+    late = snippet(12, "Simona Halep won the women's singles title at Wimbledon in 2019, beating Serena Williams.")
+    prose = answer("Who won the women's singles Wimbledon in 2019?", (*filler, late), SentenceVectors(HashEmbedder()))
+    assert prose.sentences[0].text == f"{ANSWER_PREFIX}Simona Halep."
+
+
+# ---- the sentence-vector cache -------------------------------------------------------------------------------
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.passages = 0
+
+    def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+        self.passages += len(texts)
+        return super().embed_passages(texts)
+
+
+def test_sentence_vectors_are_computed_once_and_evicted_least_recently_used() -> None:
+    embedder = CountingEmbedder()
+    cache = SentenceVectors(embedder, size=2)
+    first = cache.sentences([("c1", "alpha beta"), ("c2", "gamma delta")])
+    again = cache.sentences([("c2", "gamma delta"), ("c1", "alpha beta")])
+    assert embedder.passages == 2 and (again[0] == first[1]).all() and (again[1] == first[0]).all()
+    cache.sentences([("c3", "epsilon")])  # evicts c2 ("c1" was used last)
+    cache.sentences([("c1", "alpha beta")])
+    assert embedder.passages == 3
+    cache.sentences([("c2", "gamma delta")])
+    assert embedder.passages == 4 and len(cache) == 2
+    # the same sentence text under another chunk key (or a changed chunk) is its own entry
+    cache.sentences([("c9", "gamma delta")])
+    assert embedder.passages == 5
+
+
+def test_one_cache_per_retriever_and_a_new_one_for_a_new_embedder() -> None:
+    class Owner:
+        def __init__(self) -> None:
+            self.embedder = HashEmbedder()
+
+    owner = Owner()
+    assert sentence_vectors_for(owner) is sentence_vectors_for(owner)
+    before = sentence_vectors_for(owner)
+    owner.embedder = HashEmbedder(dim=32)
+    assert sentence_vectors_for(owner) is not before
+    assert sentence_vectors_for(Owner()) is not sentence_vectors_for(owner)
