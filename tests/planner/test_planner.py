@@ -195,3 +195,12 @@ def test_plans_are_deterministic_and_consistent(intent: Intent, query: str) -> N
     if intent.horizon_days:
         assert a.filter.date_from == TODAY - dt.timedelta(days=intent.horizon_days)
     assert a.reasons
+
+
+def test_a_bridge_question_gets_the_graph_leg_seeded_from_its_named_entities() -> None:
+    p = plan(Intent(), query="Who was the first president of the association which published Journal of Psychotherapy "
+                              "Integration?")
+    assert p.legs == ("keyword", "vector", "graph") and "journal of psychotherapy integration" in p.graph_seeds
+    assert p.graph_passage_seeds == 3 and any("bridge question" in r for r in p.reasons)
+    assert "graph" not in plan(Intent(), query="Journal of Psychotherapy Integration publisher").legs
+    assert "graph" not in plan(Intent(), query="which vector database is fastest").legs  # no described entity
