@@ -293,3 +293,14 @@ def test_a_grouping_the_request_names_is_used_even_when_it_has_one_value() -> No
     assert c.x_label == "month"  # unnamed, a single-valued venue says nothing: months instead
     [c] = chart("pie", arxiv, topic_keywords=("rag papers", "venues"))
     assert c.x_label == "venue" and [(p.label, p.value) for p in c.points] == [("arXiv", 10.0)]
+
+
+def test_by_month_named_in_the_request_wins_over_a_keyword_grouping() -> None:
+    [c] = chart("pie", PAPERS, topic_keywords=("papers", "by month"))
+    assert c.x_label == "month" and {p.label: p.value for p in c.points} == Counter(month(h.id) for h in PAPERS)
+
+
+def test_a_reason_says_how_many_results_store_the_number() -> None:
+    two = RELEASES[:2]
+    notice, _ = chart("box", [*two, *PAPERS[:5]])
+    assert notice.reason.endswith("these results have releases.popularity_rank, stored on 2")

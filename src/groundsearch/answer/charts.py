@@ -109,7 +109,8 @@ def _over_time(subtype: str) -> Callable[[Facts, str], Outcome]:
 
 def _share(subtype: str) -> Callable[[Facts, str], Outcome]:
     def draw(f: Facts, about: str) -> Outcome:
-        dim = f.dimensions[0] if f.dimensions else (f.month if f.month and f.month.distinct >= 2 else None)
+        by_month = f.month if f.month and (f.month_asked or f.month.distinct >= 2) else None
+        dim = by_month if f.month_asked and by_month else f.dimensions[0] if f.dimensions else by_month
         if dim is None:
             return ("a share needs results grouped by a stored value (a keyword field such as product or venue, "
                     "or a month), and no such value is shared by two or more of the results")
@@ -163,8 +164,8 @@ def _crossed(subtype: str, what: str) -> Callable[[Facts, str], Outcome]:
 
 
 def _histogram(f: Facts, about: str) -> Outcome:
-    if f.numeric:
-        field = f.numeric[0]
+    field = next((n for n in f.numeric if len(n.values) >= 2), None)
+    if field is not None:
         values = np.array([v for _, v in field.values])
         edges = np.histogram_bin_edges(values, bins="auto")
         if len(edges) - 1 > MAX_BINS:
@@ -188,7 +189,7 @@ def _histogram(f: Facts, about: str) -> Outcome:
 
 
 def _numeric_names(f: Facts) -> str:
-    return ", ".join(f"{n.collection}.{n.name}" for n in f.numeric) or "none"
+    return ", ".join(f"{n.collection}.{n.name}, stored on {len(n.values)}" for n in f.numeric) or "none"
 
 
 def _scatter(f: Facts, about: str) -> Outcome:

@@ -66,6 +66,7 @@ class Facts:
     month: Dimension | None
     numeric: tuple[NumericField, ...]
     specs: Mapping[str, CollectionSpec]
+    month_asked: bool = False  # "by month", "monthly": time is the grouping the request named
 
     @property
     def dated(self) -> int:
@@ -159,7 +160,7 @@ def gather(hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
                 values = tuple((h, float(v)) for h in items if h.item.collection == name
                                and isinstance(v := h.item.fields.get(f.name), (int, float))
                                and not isinstance(v, bool))
-                if len(values) >= 2:
+                if values:  # drawers set their own minimum; a reason can then say how many there were
                     numeric.append(NumericField(f.name, name, values))
     dims = [_dimension(field.replace("_", " "), _field_key(field, frozenset(colls)), items)
             for field, colls in sorted(by_field.items())]
@@ -178,7 +179,7 @@ def gather(hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
     dims.sort(key=lambda d: (not asked(d), -d.repeated, d.distinct, d.name))
     month = _dimension("month", _month, items, ordered=True)
     return Facts(hits=tuple(hits), items=tuple(items), dimensions=tuple(dims), month=month if month.covered else None,
-                 numeric=tuple(numeric), specs=specs)
+                 numeric=tuple(numeric), specs=specs, month_asked=bool(words & {"month", "months", "monthly"}))
 
 
 def _declared_values(hit: EvidenceHit, spec: CollectionSpec | None) -> set[str]:
