@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -156,19 +157,28 @@ class GatedEmbedder:
         return self.inner.embed_passages(texts)
 
 
-@pytest.fixture
-def gated(tmp_path: Path) -> Iterator[tuple[str, GatedEmbedder]]:
+@contextmanager
+def gated_server(tmp_path: Path, **api: Any) -> Iterator[tuple[str, GatedEmbedder]]:
     from groundsearch.models.factory import build_embedder
     from groundsearch.store.sqlite import SQLiteStore
 
     config = tmp_path / "groundsearch.toml"
     config.write_text('[collections.docs]\nkind = "documents"\n', encoding="utf-8")
     settings = load_settings(config, env={}, data_dir=str(tmp_path / "data"), embedder="hash")
+    settings = settings.model_copy(update={"api": settings.api.model_copy(update=api)})
     embedder = GatedEmbedder(build_embedder(settings), hold_at=2)
     engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
-    with engine, serve(create_app(engine)) as url:
-        yield url, embedder
+    try:
+        with engine, serve(create_app(engine)) as url:
+            yield url, embedder
+    finally:
         embedder.release.set()
+
+
+@pytest.fixture
+def gated(tmp_path: Path) -> Iterator[tuple[str, GatedEmbedder]]:
+    with gated_server(tmp_path) as served:
+        yield served
 
 
 def test_deleting_a_running_job_stops_it_and_writes_nothing(gated: tuple[str, GatedEmbedder]) -> None:
@@ -212,3 +222,25 @@ def test_a_client_that_hangs_up_cancels_its_synchronous_upload(gated: tuple[str,
         job = wait_job(c, jobs[0]["id"])
         assert job["status"] == "cancelled", job
         assert c.post("/api/search", json={"query": "plumbago calibration"}).json()["results"] == []
+
+
+def test_a_job_over_its_time_budget_stops_and_writes_nothing(tmp_path: Path) -> None:
+    budget = 0.5
+    with gated_server(tmp_path, upload_timeout_s=budget) as (url, embedder), \
+            httpx.Client(base_url=url, timeout=30) as c:
+        r = c.post("/api/items", params={"background": "true"},
+                   files={"file": ("slow.md", big_markdown(150_000, "gallimaufry"), "text/markdown")})
+        # Either the deadline passes while the embedder is held mid-file, or (on a busy machine) it has passed
+        # already at an earlier checkpoint; both must end the same way. No speed is assumed: a held batch cannot
+        # finish, so waiting past the budget guarantees the deadline is behind us when it is released.
+        job_id, deadline = r.json()["id"], time.monotonic() + 60
+        while not embedder.holding.is_set() and c.get(f"/api/jobs/{job_id}").json()["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(budget * 3)
+        embedder.release.set()
+        job = wait_job(c, job_id)
+        assert job["status"] == "failed" and job["error"]["code"] == "INGEST_STOPPED", job
+        assert job["error"]["details"]["reason"] == "timeout"
+        assert embedder.calls <= 2  # no batch after the one in flight
+        assert c.post("/api/search", json={"query": "gallimaufry calibration"}).json()["results"] == []

@@ -41,7 +41,8 @@ _CREDENTIAL = re.compile(
     r"(?:expired|expire|been (?:suspended|locked|disabled|compromised)|is (?:suspended|locked|disabled))\b",
     re.IGNORECASE,
 )
-_ACTION = r"(?:click|tap|visit|go to|call|contact|download|install|open|log ?in|sign ?in|send|wire|pay|transfer|reply|scan)"
+_ACTION = (r"(?:click|tap|visit|go to|call|contact|download|install|open|log ?in|sign ?in|send|wire|pay|transfer"
+           r"|reply|scan)")
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b[^.!?]{0,20}\b(?:previous|prior|above|earlier|all|your|system)\b"
     r"[^.!?]{0,20}\b(?:instructions?|prompts?|rules|messages|guidelines)\b"

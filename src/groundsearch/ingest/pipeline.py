@@ -49,7 +49,8 @@ from .entities import extract_entities
 from .ids import chunk_id, content_hash, document_id, record_id, source_key
 from .records import RECORD_SUFFIXES, load_records
 
-__all__ = ["IngestLimits", "IngestProgress", "IngestReport", "build_writes", "discover", "embedding_text", "ingest_paths"]
+__all__ = ["IngestLimits", "IngestProgress", "IngestReport", "build_writes", "discover", "embedding_text",
+           "ingest_paths"]
 
 
 @dataclass(frozen=True, slots=True)

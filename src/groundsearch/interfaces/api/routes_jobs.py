@@ -81,7 +81,8 @@ def _now() -> str:
 @dataclass
 class Job:
     id: str
-    tenant: str | None  # the principal's tenant; None only in local mode
+    tenant: str | None  # the principal's tenant, which sees the job; None: every tenant (local mode, operator)
+    write_tenant: str  # where its items land (``Principal.write_tenant``)
     source: str
     collection: str | None
     staged: Path  # the uploaded bytes, until the worker moves them to ``path``
@@ -166,7 +167,7 @@ class JobRunner:
             def progress(p: Any) -> None:
                 job.chunks_done = p.chunks_done
 
-            report = self.engine.ingest([job.path], job.collection, tenant=job.tenant or "", limits=limits,
+            report = self.engine.ingest([job.path], job.collection, tenant=job.write_tenant, limits=limits,
                                         progress=progress)
             errors = [{"source": job.source, "message": m.replace(str(job.path), job.source)} for _, m in report.errors]
             if errors and not (report.added or report.updated or report.unchanged):
@@ -208,11 +209,13 @@ def new_job(who: Principal, source: str, collection: str | None, folder: Path, d
     staging.mkdir(parents=True, exist_ok=True)
     staged = staging / f"{job_id}-{source}"
     staged.write_bytes(data)
-    return Job(id=job_id, tenant=who.tenant, source=source, collection=collection, staged=staged, path=folder / source)
+    return Job(id=job_id, tenant=who.tenant, write_tenant=who.write_tenant, source=source, collection=collection,
+               staged=staged, path=folder / source)
 
 
 async def run_upload(request: Request, job: Job, background: bool) -> IngestOut | JSONResponse:
-    """Queue ``job``; answer 202 with it, or wait for it (cancelling it if the client hangs up) and answer its result."""
+    """Queue ``job``; answer 202 with it, or wait for it (cancelling it if the client hangs up) and answer its
+    result."""
     jobs = runner(request)
     future = jobs.submit(job)
     if background:
