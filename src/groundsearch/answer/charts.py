@@ -90,7 +90,10 @@ def _ranked_bar(f: Facts, about: str) -> Outcome:
     ranked = [(e, ids) for e, ids in theme_counts(hits, f.specs) if len(ids) >= 2][:MAX_POINTS]
     if not ranked:
         return "no theme (an entity stored at ingest) is mentioned by two or more of the results"
-    points = [ChartPoint(label=display_name(e, hits), value=float(len(ids)), source_ids=tuple(ids)) for e, ids in ranked]
+    by_id = {h.id: h for h in hits}
+    # spelled as in the results that mention it: scanning every result for a theme cost ~40 ms at 100 hits
+    points = [ChartPoint(label=display_name(e, [by_id[i] for i in ids]), value=float(len(ids)), source_ids=tuple(ids))
+              for e, ids in ranked]
     return _chart("ranked-bar", f"Theme frequency{about}", "theme", "results mentioning it", points,
                   f"entities stored for the top {len({h.id for h in hits})} results, counted once per result "
                   f"(a result's own product/author/venue names excluded; themes seen at least twice)")
