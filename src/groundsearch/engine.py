@@ -61,6 +61,9 @@ class Engine:
         llm: LLM | None = None,
     ) -> Engine:
         settings = settings or load_settings()
+        from .threads import limit_blas_threads
+
+        limit_blas_threads(settings.retrieval.blas_threads)
         if embedder is None:
             from .models.factory import build_embedder
 

@@ -63,6 +63,9 @@ class RetrievalSettings(_Frozen):
     # Up to this many vectors the vector leg scans exactly (always full filtered pages, perfect recall);
     # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
     exact_vector_max: int = Field(default=200_000, ge=0)
+    # BLAS threads for the vector scan; the legs already run concurrently, so more oversubscribes the cores
+    # (threads.py, BENCHMARKS.md). 0 leaves the BLAS library's own default.
+    blas_threads: int = Field(default=1, ge=0, le=256)
     # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
     gate_threshold: float | None = Field(default=None, ge=0, le=1)
     gate_depth: int = Field(default=10, ge=1, le=1000)
@@ -239,6 +242,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "DEFAULT_COLLECTION": "default_collection",
         "RRF_K": "retrieval.rrf_k",
         "K_PER_LEG": "retrieval.k_per_leg",
+        "BLAS_THREADS": "retrieval.blas_threads",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
         "EXACT_VECTOR_MAX": "retrieval.exact_vector_max",
         "GATE_THRESHOLD": "retrieval.gate_threshold",

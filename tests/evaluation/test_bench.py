@@ -42,10 +42,19 @@ def test_timed_rounds_alternates_and_counts() -> None:
 
 
 def test_parsers() -> None:
-    assert parse_suites("all") == ("keyword", "vector", "scaling", "ingest", "memory")
+    assert parse_suites("all") == ("keyword", "vector", "scaling", "ingest", "memory", "threads")
     assert parse_suites("memory, keyword") == ("memory", "keyword")
     assert parse_sizes("10000,100000") == (10_000, 100_000)
     with pytest.raises(InvalidInput):
         parse_sizes("0")
     with pytest.raises(InvalidInput):
         parse_suites("")
+
+
+def test_threads_suite_compares_the_engines_blas_threading_with_pinned(beir_dir: Path, tmp_path: Path) -> None:
+    t = run_bench("threads", "10", dataset_dir=beir_dir, cache_root=tmp_path / "cache")["suites"]["threads"]
+    assert t["blas_threads"]["engine_default"] == 1 and t["blas_threads"]["pinned_1"] == 1  # Engine.open pinned it
+    assert t["queries"] == 3
+    assert t["ratio_p50_engine_default_over_pinned"] == pytest.approx(
+        t["engine_default"]["p50_ms"] / t["pinned_1"]["p50_ms"], abs=0.01)
+    assert t["ok"] == (t["ratio_p50_engine_default_over_pinned"] <= 1.2)

@@ -36,7 +36,7 @@ from .runner import COLLECTION, Bm25sBaseline, Progress, _settings, eval_collect
 
 __all__ = ["SUITES", "machine_info", "parse_sizes", "parse_suites", "run_bench", "timed_rounds"]
 
-SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory")
+SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory", "threads")
 DEFAULT_DATASET = Path("../shared/datasets/beir_scifact")
 # Nine interleaved rounds of 300 queries (~0.2 s a round for both systems): on this shared 2-core box the
 # speed of the whole machine drifts by 1.5× within seconds, so more rounds steady the medians cheaply.
@@ -225,6 +225,21 @@ def bench_keyword(ctx: _Context, rounds: int = ROUNDS) -> dict[str, Any]:
     }
 
 
+def bench_threads_suite(ctx: _Context) -> dict[str, Any]:
+    """Hybrid p50 with the engine's BLAS threading vs pinned vs the library default (``bench_threads.py``)."""
+    from .bench_threads import bench_threads
+
+    engine = open_eval_engine(ctx.dataset, base_settings=ctx.base, cache_root=ctx.cache_root,
+                              progress=ctx.progress, embed=True)
+    try:
+        ctx.progress("threads", 0, 1)
+        figures = bench_threads(engine, list(ctx.dataset.queries.values()))
+        ctx.progress("threads", 1, 1)
+    finally:
+        engine.close()
+    return {"corpus": f"{ctx.dataset.name} ({len(ctx.dataset.corpus)} chunks)", **figures}
+
+
 def bench_vector(ctx: _Context) -> dict[str, Any]:
     """At 100k vectors the store scans exactly by default; the forced-HNSW run shows the graph's speed and recall."""
     from .bench_store import bench_vector_leg
@@ -310,6 +325,8 @@ def run_bench(
                 figures = bench_scaling_suite(ctx, size_list)
             elif name == "ingest":
                 figures = bench_ingest(ctx)
+            elif name == "threads":
+                figures = bench_threads_suite(ctx)
             else:
                 figures = bench_memory(ctx)
             figures["suite_seconds"] = round(time.perf_counter() - started, 1)
