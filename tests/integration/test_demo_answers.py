@@ -6,12 +6,13 @@ cell must equal the stored field it claims to show.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from groundsearch.answer.normalize import cell
-from groundsearch.orchestrate import AnswerPipeline, fold
+from groundsearch.orchestrate import NOTHING_RELEVANT, AnswerPipeline, fold
 from groundsearch.engine import Engine
 from groundsearch.query.intent.cascade import IntentCascade
 from groundsearch.types import SearchRequest, SearchResponse
@@ -131,3 +132,40 @@ def test_prompt_injection_in_documents_changes_neither_intent_nor_plan(demo_engi
                                                                             collections=("docs",))).results
                         if "injected" in r.item_id}:
             demo_engine.delete(item_id)
+
+
+# ---- issue 11: the prose of every demo request is prose ---------------------------------------------------
+
+DEMO_REQUESTS = (
+    A, B, C,
+    "How does HippoRAG use Personalized PageRank?",
+    "How does groundsearch fuse keyword and vector results?",
+    "retrieval augmented generation papers",
+    "how do I install groundsearch",
+    "vector database releases in the last 3 months",
+    "compare LangChain vs LlamaIndex releases",
+    "timeline of agent framework releases",
+    "bar chart of papers on dense retrieval per month",
+    "how do Reciprocal Rank Fusion and BM25 relate",
+)
+_NOT_A_SENTENCE = re.compile(r"^\s*(?:#|\||```|\$ |>)|`|\|.*\||\s--?[a-z][\w-]*(?:[=\s]|$)|[A-Za-z_]\w*\([^)]*\)")
+
+
+def _bare(text: str) -> str:
+    return " ".join(text.casefold().strip(" .!?…:").split())
+
+
+@pytest.mark.parametrize("query", DEMO_REQUESTS)
+def test_no_prose_sentence_is_a_bare_title_heading_table_row_or_code_line(demo_engine: Engine, query: str) -> None:
+    response = demo_engine.search(SearchRequest(query=query))
+    labels = {_bare(r.title) for r in response.results} | {_bare(h) for r in response.results for h in r.heading_path}
+    assert response.prose.sentences
+    for s in response.prose.sentences:
+        assert s.citations or s.text == NOTHING_RELEVANT, s  # the gate's notice quotes nothing, so cites nothing
+        assert not _NOT_A_SENTENCE.search(s.text), f"markup, a table row or code as prose: {s.text!r}"
+        assert _bare(s.text) not in labels, f"a bare title or heading as prose: {s.text!r}"
+        assert re.search(r"[.!?…:]$", s.text), f"not a sentence: {s.text!r}"
+        # a record quoted as "Title: summary" must quote a summary, not restate its title
+        head, _, rest = s.text.partition(": ")
+        assert not (rest and _bare(rest) in labels), s.text
+    assert "Recurring themes across these results" not in response.prose.text

@@ -316,8 +316,10 @@ def _unanswered(pool: Sequence[Candidate], hits: Sequence[EvidenceHit], query: s
     related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
     if not related:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
-    notice = Sentence(text=f"{NO_ANSWER}; the closest passages say:", citations=())
-    return Prose(sentences=(notice, *(_sentence(c) for c in _mmr(related, FULL_SENTENCES, [], query))), mode="extractive")
+    shown = _mmr(related, FULL_SENTENCES, [], query)
+    notice = Sentence(text=f"{NO_ANSWER}; the closest passages say:",
+                      citations=tuple(dict.fromkeys(c.hit.id for c in shown)))
+    return Prose(sentences=(notice, *(_sentence(c) for c in shown)), mode="extractive")
 
 
 def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Prose:

@@ -277,8 +277,8 @@ def run_condition(engine: Any, cases: Mapping[str, AnswerCase], requests: Mappin
     return results
 
 
-def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", base_settings: Any = None,
-                    cache_root: Path | None = None, limit_queries: int | None = None,
+def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embedder: Any = None,
+                    base_settings: Any = None, cache_root: Path | None = None, limit_queries: int | None = None,
                     progress: Progress | None = None) -> dict[str, Any]:
     """Scores per condition and split, as one JSON-ready dict (see the module docstring)."""
     if limit_queries is not None and limit_queries < 1:
@@ -287,7 +287,7 @@ def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", base
     cases = load_cases(data)
     labels = load_doc_labels(data)
     report = progress or (lambda task, done, total: None)
-    engine = open_eval_engine(data, embedder_name=embedder_name, base_settings=base_settings,
+    engine = open_eval_engine(data, embedder_name=embedder_name, embedder=embedder, base_settings=base_settings,
                               cache_root=cache_root, progress=report)
     heldout = heldout_ids(data)
     out: dict[str, Any] = {"dataset": data.name, "queries": len(cases), "embedder": engine.embedder.model_id,

@@ -1,0 +1,102 @@
+"""``eval --answers`` end to end on a tiny RGB-style folder: real ingest, real SQLite, HashEmbedder (logic only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from groundsearch.errors import InvalidInput
+from groundsearch.evaluation.answers import CONDITIONS, contains_answer, load_cases, run_answer_eval
+from groundsearch.evaluation.datasets import load_beir
+from groundsearch.interfaces.cli import main
+from groundsearch.models.fake import HashEmbedder
+
+SNIPPETS = {
+    "q1": {
+        "positive": ["Facebook acquired Instagram in April 2012 for one billion dollars in cash and stock.",
+                     "Instagram was acquired by Facebook in 2012, two years after the photo app launched."],
+        "positive_wrong": ["Apple acquired Instagram in April 2012 for one billion dollars in cash and stock."],
+        "negative": ["Instagram photos and videos from the Acquire design studio in Raleigh, with many followers."],
+    },
+    "q2": {
+        "positive": ["Simona Halep won the women's singles title at Wimbledon in 2019, beating Serena Williams."],
+        "positive_wrong": ["Angelique Kerber won the women's singles title at Wimbledon in 2019, beating Serena Williams."],
+        "negative": ["Tickets for the Wimbledon championships in 2019 went on sale in a public ballot in the spring."],
+    },
+}
+QUERIES = [
+    {"_id": "q1", "text": "Who acquired Instagram?", "answers": ["Facebook"], "meta": {"fake_answers": ["Apple"]}},
+    {"_id": "q2", "text": "Who won the women's singles Wimbledon in 2019?", "answers": ["Simona Halep"],
+     "meta": {"fake_answers": ["Angelique Kerber"]}},
+]
+
+
+@pytest.fixture
+def rgb_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "tiny_rgb"
+    folder.mkdir()
+    corpus, labels, qrels = [], ["query-id\tcorpus-id\tlabel"], ["query-id\tcorpus-id\tscore"]
+    for qid, kinds in SNIPPETS.items():
+        for kind, texts in kinds.items():
+            for j, text in enumerate(texts):
+                doc_id = f"{qid}-{kind}-{j}"
+                corpus.append({"_id": doc_id, "title": "", "text": text})
+                labels.append(f"{qid}\t{doc_id}\t{kind}")
+                if kind == "positive":
+                    qrels.append(f"{qid}\t{doc_id}\t1")
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus))
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    (folder / "qrels.tsv").write_text("\n".join(qrels) + "\n")
+    (folder / "doc_labels.tsv").write_text("\n".join(labels) + "\n")
+    return folder
+
+
+def test_gold_strings_match_as_whole_words_after_normalisation() -> None:
+    assert contains_answer("Answer: the Anglican Communion.", ["the Anglican Communion"])
+    assert contains_answer("It opened on Sep. 20, 2019 in Cupertino.", ["Sep 20, 2019"])
+    assert contains_answer("Pogačar won.", ["Tadej Pogacar", "Pogacar"])
+    assert not contains_answer("It cost $10.65 billion.", ["$1.65 billion"])
+    assert not contains_answer("Facebookish", ["Facebook"])
+
+
+def test_a_query_without_gold_answers_is_a_clear_error(rgb_dir: Path) -> None:
+    (rgb_dir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "Who acquired Instagram?"}) + "\n"
+                                           + json.dumps(QUERIES[1]) + "\n")
+    with pytest.raises(InvalidInput, match="'answers' must be a non-empty list"):
+        load_cases(load_beir(rgb_dir))
+
+
+def test_rgb_conditions_are_scored_per_split(rgb_dir: Path, tmp_path: Path) -> None:
+    report = run_answer_eval(load_beir(rgb_dir), embedder=HashEmbedder(64), embedder_name="hash",
+                             cache_root=tmp_path / "cache")
+    assert set(report["conditions"]) == set(CONDITIONS)
+    for splits in report["conditions"].values():
+        assert splits["all"]["queries"] == 2
+        for key in ("prose_recall", "answer_line_recall", "citation_precision", "support_rate", "abstention",
+                    "conflict_flagged", "fake_stated"):
+            assert 0.0 <= splits["all"][key] <= 1.0
+        assert splits["all"]["p95_ms"] >= splits["all"]["p50_ms"] > 0
+    positive = report["conditions"]["positive"]["all"]
+    assert positive["prose_recall"] == 1.0 and positive["citation_precision"] == 1.0
+    assert positive["conflict_flagged"] == 0.0
+    assert report["conditions"]["negative"]["all"]["prose_recall"] == 0.0  # no gold string on a negatives-only page
+    counterfactual = report["conditions"]["counterfactual"]["all"]
+    assert counterfactual["fake_stated"] == 0.0
+    assert counterfactual["conflict_flagged"] == 1.0
+
+
+def test_cli_prints_one_json_object(rgb_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import groundsearch.evaluation.answers as answers
+
+    real = answers.run_answer_eval
+    monkeypatch.setattr(answers, "run_answer_eval",
+                        lambda dataset, **kw: real(dataset, **{**kw, "embedder": HashEmbedder(64),
+                                                                "embedder_name": "hash"}))
+    result = CliRunner().invoke(main, ["eval", "--answers", str(rgb_dir), "--cache-dir", str(tmp_path / "c"),
+                                       "--limit-queries", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["queries"] == 1 and set(body["conditions"]) == set(CONDITIONS)
