@@ -239,7 +239,9 @@ function renderEvidence(data) {
     list.append(el("li", { id: `ev-${hit.id}`, "data-id": hit.id }, title,
       hit.heading_path && hit.heading_path.length ? el("div", { class: "crumb", text: hit.heading_path.join(" › ") }) : null,
       el("p", { class: "snippet", text: hit.snippet }),
-      el("div", { class: "meta", text: [hit.collection, hit.date].filter(Boolean).join(" · ") })));
+      el("div", { class: "meta", text: [hit.collection, hit.date].filter(Boolean).join(" · ") }),
+      // the passage prompts for credentials, instructs the reader or links off its own domain: say so, no link
+      hit.safety && hit.safety.length ? el("div", { class: "safety", text: `flagged: ${hit.safety.join("; ")}` }) : null));
   });
   $("#evidence-box").hidden = list.children.length === 0;
   $("#status").textContent = `${list.children.length} sources found; composing the answer…`;
