@@ -94,6 +94,14 @@ def test_mentioned_formats_are_topics_not_wishes(query):
     assert got.format == "default" and got.evidence == "mentioned" and got.sure
 
 
+@pytest.mark.parametrize(("query", "subtype"), [("grafico a settori delle riviste", "pie"),
+                                              ("diagramme en bulles des revues", "bubble"),
+                                              ("gráfica de embudo de artículos", "funnel")])
+def test_a_chart_word_of_a_kind_noun_names_that_kind(query, subtype):
+    got = d(query)
+    assert (got.format, got.chart_subtype) == ("chart", subtype) and " " in got.requested
+
+
 def test_named_kinds_keep_the_users_words_and_unknown_kinds_are_other():
     got = d("violin plot of release gaps")
     assert (got.format, got.chart_subtype, got.requested) == ("chart", "other", "violin plot")

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 FIELDS = ("format", "chart_kind", "chart_subtype", "domains", "complexity")
-DEFAULT_INTENT_FILES = ("intents-heldout.jsonl", "intents-dev.jsonl", "intents.jsonl")
+DEFAULT_INTENT_FILES = ("intents-heldout.jsonl", "intents-heldout2.jsonl", "intents-dev.jsonl", "intents.jsonl")
 BUCKETS = (0.0, 0.5, 0.7, 0.85, 0.95, 1.0001)
 
 

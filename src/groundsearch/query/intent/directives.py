@@ -204,6 +204,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if kind is not None:
                 found = (i, i + n, kind)
                 break
+        if found and found[2] == "chart":
+            found = _kind_after(tokens, found)
         if found:
             hits.append(found)
             i = found[1]
@@ -224,6 +226,20 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
         out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx)))
     return out
+
+
+_CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
+
+
+def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, int, str]:
+    """A bare chart word followed by a connector and a kind noun names that kind: "gráfico de sectores"."""
+    start, end, _ = found
+    j = end
+    while j < len(tokens) and j < end + 2 and tokens[j] in _CONNECTORS:
+        j += 1
+    if j > end and j < len(tokens) and tokens[j] in lx.KIND_NOUNS:
+        return start, j + 1, "chart:" + lx.KIND_NOUNS[tokens[j]]
+    return found
 
 
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,

@@ -13,7 +13,7 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
+    "CONTRASTS", "KIND_NOUNS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
 
@@ -185,6 +185,29 @@ KINDS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Romance, German and Dutch name a kind as "<chart word> of <noun>" ("gráfico de sectores", "diagramme en
+# bulles", "grafico a bolle"): after a bare chart word and a connector, these nouns name the kind.
+KIND_NOUNS: dict[str, str] = {
+    **dict.fromkeys("barras barres barre balken staven colunas columnas colonnes colonne saulen".split(), "bar"),
+    **dict.fromkeys("sectores setores secteurs settori torta tarta pastel pizza queso circular circulaire taart "
+                    "kreis".split(), "pie"),
+    **dict.fromkeys("anillo anel anneau ciambella anello dona rosca rosquilla ring".split(), "donut"),
+    **dict.fromkeys("lineas linhas lignes linee courbes linea linha lijnen linien".split(), "line"),
+    **dict.fromkeys("area areas aires aire vlakken flachen".split(), "area"),
+    **dict.fromkeys("burbujas bolhas bulles bolle bellen blasen".split(), "bubble"),
+    **dict.fromkeys("dispersion dispersao dispersione puntos pontos points punti spreiding streuung".split(),
+                    "scatter"),
+    **dict.fromkeys("calor chaleur calore warmte".split(), "heatmap"),
+    **dict.fromkeys("cascada cascata cascade waterval wasserfall".split(), "waterfall"),
+    **dict.fromkeys("embudo funil entonnoir imbuto trechter trichter".split(), "funnel"),
+    **dict.fromkeys("radar arana aranha araignee ragno spinnennetz".split(), "radar"),
+    **dict.fromkeys("caja caixa boite scatola bigotes moustaches".split(), "box"),
+    **dict.fromkeys("tornado tornade".split(), "tornado"),
+    **dict.fromkeys("gantt".split(), "gantt"),
+    **dict.fromkeys("venn".split(), "venn"),
+    **dict.fromkeys("sankey".split(), "sankey"),
+}
+
 # Phrases that name a format word as a topic, not as a wish: matched before the kinds and masked.
 MENTIONS: tuple[str, ...] = (
     "table of contents", "tables of contents", "tabla de contenidos", "table des matieres",
@@ -192,7 +215,8 @@ MENTIONS: tuple[str, ...] = (
     "graph neural", "graph neural network", "graph neural networks", "gnn", "graph based", "graph retrieval",
     "graph leg", "graph walk", "graphrag", "knowledge graph embeddings", "knowledge graph embedding",
     "hash table", "lookup table", "periodic table", "round table", "truth table", "keyword table",
-    "chunks table", "items table", "timeline endpoint", "timeline result", "chart subtype", "chart kind",
+    "chunks table", "items table", "timeline endpoint", "timeline result", "chart result", "table result",
+    "graph result", "result type", "chart type", "table type", "chart subtype", "chart kind",
     "chart understanding", "chart question answering", "chart recognition", "table question answering",
     "table to text", "tabular data", "tabular transformers", "tabular transformer", "scatter gather",
     "waterfall model", "funnel analysis", "box embeddings", "charting library", "charting libraries",
@@ -224,13 +248,13 @@ CONTRASTS: tuple[str, ...] = (
 # classifier then chooses between that format and none ("one row per paper" versus "rows of the config").
 PARAPHRASES: dict[str, tuple[str, ...]] = {
     "table": (
-        "row per", "rows per", "one row", "one line per", "a row for each", "own row", "rows", "columns", "grid",
+        "row per", "rows per", "one row", "one line per", "one line each", "one line for each", "a line each", "a row for each", "own row", "rows", "columns", "grid",
         "matrix", "side by side", "excel", "columnas", "filas", "colonnes", "lignes", "spalten", "zeilen",
         "colunas", "linhas", "colonne", "righe", "kolommen", "rijen",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
-        "relate", "links between", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
+        "relate", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
