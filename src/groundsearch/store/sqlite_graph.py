@@ -126,9 +126,11 @@ def top_terms(conn: sqlite3.Connection, f: SearchFilter, limit: int) -> list[tup
             "SELECT entity, count(*) AS n FROM mentions GROUP BY entity ORDER BY n DESC, entity LIMIT ?", (limit,)
         ).fetchall()
     else:
+        # The admitted items first, then their mentions by ``mentions_item``: half the time of joining every
+        # mention to its item (71 vs 150 ms on the 17k-mention MuSiQue store, /work/notes/bench-tenancy.md).
         where, params = item_filter_sql(f)
         rows = conn.execute(
-            f"SELECT m.entity, count(*) AS n FROM mentions m JOIN items i ON i.rowid = m.item_rowid WHERE {where} "
-            "GROUP BY m.entity ORDER BY n DESC, m.entity LIMIT ?", [*params, limit],
+            f"SELECT m.entity, count(*) AS n FROM mentions m WHERE m.item_rowid IN (SELECT i.rowid FROM items i "
+            f"WHERE {where}) GROUP BY m.entity ORDER BY n DESC, m.entity LIMIT ?", [*params, limit],
         ).fetchall()
     return [(e, int(n)) for e, n in rows]
