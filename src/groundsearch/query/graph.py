@@ -31,7 +31,7 @@ TOLERANCE = 1e-9
 EDGES_PER_HOP = 200
 TOP_ENTITIES = 20
 SYNONYM_COSINE = 0.8  # HippoRAG's synonymy threshold on entity-name embeddings
-SYNONYM_CANDIDATES = 300  # names compared per query: the seeds and the walked subgraph's best entities
+SYNONYM_CANDIDATES = 50  # names compared per query (embedding them is the leg's main cost): the seeds and the best entities
 
 
 def personalized_pagerank(
