@@ -228,12 +228,14 @@ def test_scatter_bubble_and_tornado_draw_when_the_fields_exist() -> None:
     specs = {"bench": BENCH}
     [s] = chart("scatter", RUNS, specs)
     assert (s.x_label, s.y_label) == ("latency_ms", "recall")
-    assert [(p.x, p.value, p.source_ids) for p in s.points] == [(12.5, 0.81, ("bench:1#0",)), (30.0, 0.9, ("bench:2#0",)),
-                                                              (8.1, 0.7, ("bench:3#0",)), (15.0, 0.85, ("bench:4#0",))]
+    assert [(p.x, p.value, p.source_ids) for p in s.points] == [
+        (12.5, 0.81, ("bench:1#0",)), (30.0, 0.9, ("bench:2#0",)), (8.1, 0.7, ("bench:3#0",)),
+        (15.0, 0.85, ("bench:4#0",))]
     [b] = chart("bubble", RUNS, specs)
     assert b.subtype == "bubble" and all(p.size is not None for p in b.points)
     [t] = chart("tornado", RUNS, specs)
-    assert t.subtype == "tornado" and [p.value for p in t.points] == [0.11, -0.07, 0.04, -0.02]  # largest |effect| first
+    # largest |effect| first
+    assert t.subtype == "tornado" and [p.value for p in t.points] == [0.11, -0.07, 0.04, -0.02]
 
 
 # ---- the property: every kind in the vocabulary is drawn or named in a downgrade — never neither ---------
@@ -304,3 +306,13 @@ def test_a_reason_says_how_many_results_store_the_number() -> None:
     two = RELEASES[:2]
     notice, _ = chart("box", [*two, *PAPERS[:5]])
     assert notice.reason.endswith("these results have releases.popularity_rank, stored on 2")
+
+
+def test_a_chart_of_no_named_kind_is_themes_else_bars_without_a_notice() -> None:
+    [c] = chart(None, MIXED)
+    assert c.subtype == "ranked-bar"
+    no_themes = [h for h in RELEASES if not h.chunk.entities][:3] or [
+        EvidenceHit(chunk=Chunk(id=f"x{n}#0", item_id=f"x{n}", position=0, text="t"), item=h.item, score=0.1)
+        for n, h in enumerate(RELEASES[:3])]
+    [c] = chart(None, no_themes)
+    assert c.subtype == "bar"

@@ -19,7 +19,8 @@ RELEASES = demo_hits("releases")[:40]
 
 
 def drawn(subtype: str, hits=PAPERS, specs=DEMO_SPECS) -> ChartResult:
-    [c] = [r for r in normalize(Intent(format="chart", chart_subtype=subtype), hits, specs) if r.kind == "chart"]  # type: ignore[arg-type]
+    out = normalize(Intent(format="chart", chart_subtype=subtype), hits, specs)  # type: ignore[arg-type]
+    [c] = [r for r in out if r.kind == "chart"]
     assert c.subtype == subtype
     return c
 
@@ -82,8 +83,9 @@ def test_histogram_box_scatter_tornado_and_sunburst_forms() -> None:
 
 
 def test_every_drawable_kind_has_a_text_form() -> None:
-    hits = {"scatter": (RUNS, {"bench": BENCH}), "bubble": (RUNS, {"bench": BENCH}), "tornado": (RUNS, {"bench": BENCH}),
-            "box": (RELEASES, DEMO_SPECS), "histogram": (RELEASES, DEMO_SPECS)}
+    bench = (RUNS, {"bench": BENCH})
+    hits = {"scatter": bench, "bubble": bench, "tornado": bench, "box": (RELEASES, DEMO_SPECS),
+            "histogram": (RELEASES, DEMO_SPECS)}
     for kind in sorted(DRAWABLE):
         h, specs = hits.get(kind, (MIXED, DEMO_SPECS))
         lines = chart_lines(drawn(kind, h, specs))

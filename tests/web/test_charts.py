@@ -60,9 +60,10 @@ TRACE = {"bar": "bar", "ranked-bar": "bar", "tornado": "bar", "stacked-bar": "ba
 # Ordinary requests on the demo corpus, each drawn as asked — except the last two, which the demo's stored
 # fields can't carry (one numeric field; no flows) and must be downgraded on the page.
 DEMO_CASES: dict[str, Intent] = {
-    "share of research papers on language models by venue as a pie chart": chart_intent("pie", "papers", topic_keywords=("language models", "venue")),
-    "retrieval augmented generation papers by venue as a donut": chart_intent("donut", "papers", chart_requested="donut",
-                                                                            topic_keywords=("rag", "venue")),
+    "share of research papers on language models by venue as a pie chart": chart_intent(
+        "pie", "papers", topic_keywords=("language models", "venue")),
+    "retrieval augmented generation papers by venue as a donut": chart_intent(
+        "donut", "papers", chart_requested="donut", topic_keywords=("rag", "venue")),
     "papers on instruction tuning and alignment over time": chart_intent("line", "papers"),
     "agent framework releases over time as an area chart": chart_intent("area", "releases", "papers"),
     "papers and releases about agents per month, stacked": chart_intent("stacked-bar", "papers", "releases"),
@@ -102,7 +103,8 @@ recall_delta = "float"
 """
 BENCH_ROWS = [
     ("bm25", 1.9, 0.61, 120, -0.05), ("dense", 7.4, 0.66, 410, 0.0), ("hybrid", 9.8, 0.71, 530, 0.05),
-    ("hybrid+rerank", 41.0, 0.74, 900, 0.08), ("dense-int8", 4.1, 0.65, 150, -0.01), ("bm25+prf", 3.2, 0.63, 130, -0.03),
+    ("hybrid+rerank", 41.0, 0.74, 900, 0.08), ("dense-int8", 4.1, 0.65, 150, -0.01),
+    ("bm25+prf", 3.2, 0.63, 130, -0.03),
 ]
 BENCH_CASES: dict[str, Intent] = {
     "scatter of recall against latency for retrieval benchmark runs": chart_intent("scatter", "bench"),

@@ -179,7 +179,8 @@ def _histogram(f: Facts, about: str) -> Outcome:
         for b in range(len(edges) - 1):
             ids = tuple(h.id for (h, _), s in zip(field.values, slot, strict=True) if s == b)
             lo, hi = float(edges[b]), float(edges[b + 1])
-            points.append(ChartPoint(label=f"{fmt.format(lo)}–{fmt.format(hi)}", value=float(len(ids)), source_ids=ids, x=lo, x_end=hi))
+            points.append(ChartPoint(label=f"{fmt.format(lo)}–{fmt.format(hi)}", value=float(len(ids)),
+                                     source_ids=ids, x=lo, x_end=hi))
         return _chart("histogram", f"Distribution of {field.name.replace('_', ' ')}{about}",
                       field.name.replace("_", " "), "results", points,
                       f"stored {field.name} of {len(field.values)} {field.collection} among {_of(f)}, in "
@@ -371,6 +372,10 @@ def chart_results(intent: Intent, hits: Sequence[EvidenceHit], specs: Mapping[st
         return [UnsupportedFormatResult(requested=asked, substitute="none",
                                         reason="no stored results matched, so there is nothing to chart")]
     f = gather(hits, specs, (*intent.topic_keywords, *intent.comparison_targets))
+    if intent.chart_subtype is None and not intent.chart_requested:
+        # "as a chart", no kind named: nothing to downgrade from, so the first default that draws is the answer
+        drawn = _draw("ranked-bar", f, hits, about)
+        return [drawn if not isinstance(drawn, str) else _draw("bar", f, hits, about)]  # type: ignore[list-item]
     first = _draw(asked_kind, f, hits, about)
     if not isinstance(first, str):
         return [first.model_copy(update={"requested": intent.chart_requested})
