@@ -133,8 +133,10 @@ TARGETS: dict[str, Callable[[Path], Path]] = {
     "vectors/hnsw.usearch": lambda store: store / "vectors" / "hnsw.usearch",
     "vectors/applied.json": lambda store: store / "vectors" / "applied.json",
 }
-# Files whose every byte is covered by a checksum: any damage to them must be detected and reported.
-CHECKSUMMED = {f"keyword.{ext}" for ext in SEGMENT_PARTS} | {"vectors/hnsw.usearch"}
+# Files whose damage must be detected and reported: every byte of them is under a checksum, or (the graph's
+# applied.json) each damage here leaves it unparseable. Damage to keyword/applied.json only moves the seq the
+# index replays the change log from, which is idempotent: correct hits are all that can be asked.
+REPORTED = {f"keyword.{ext}" for ext in SEGMENT_PARTS} | {"vectors/hnsw.usearch", "vectors/applied.json"}
 
 
 def damaged_copy(pristine: Path, tmp: Path, target: str, damage: str) -> tuple[Path, Path]:
@@ -173,7 +175,7 @@ def test_cli_search_survives_damage(pristine: Path, baseline: dict, tmp_path: Pa
         assert body is not None
         assert_same_or_stated(body, baseline, q, f"{target} {damage}")
         first_stderr = first_stderr or proc.stderr
-    if target in CHECKSUMMED:
+    if target in REPORTED:
         assert re.search(r"rebuil", first_stderr), f"{target} {damage}: the rebuild was not reported:\n{first_stderr}"
     # The rebuild is persisted: the next process finds a sound index and reports nothing.
     proc, body = cli_search(kb, QUERIES[0])

@@ -285,24 +285,37 @@ class KeywordIndex:
         index = self._index
         try:
             searcher = index.searcher()
-            query = compile_query(self._schema, terms, f, inert_clauses(searcher, f))
+            drop = inert_clauses(searcher, f)
+        except BaseException as exc:
+            raise self._fail(index, exc) from None
+        query = compile_query(self._schema, terms, f, drop)  # from the caller's input: its errors are the caller's
+        try:
             hits = searcher.search(query, limit, count=False, offset=offset).hits
             if not hits:
                 return [], []
             scores, addresses = zip(*hits)
             keys = searcher.fast_field_values("key", list(addresses))
-        except BaseException as exc:  # a panic or an I/O error inside tantivy: damaged files, not bad input
-            if not (is_panic(exc) or isinstance(exc, (OSError, ValueError))):
-                raise
-            raise self._fail(index, f"a search failed inside tantivy ({_first_line(exc)})") from None
+        except BaseException as exc:
+            raise self._fail(index, exc) from None
         if None in keys:  # every document is written with a key: a missing one means a damaged fast field
-            raise self._fail(index, "a document has lost its chunk key (damaged fast field)")
+            raise self._fail(index, None)
         return keys, list(scores)
 
-    def _fail(self, index: tantivy.Index, problem: str) -> IndexUnavailable:
-        if index is self._index and self.damaged is None:  # a stale index failing says nothing of a rebuilt one
-            self.damaged = f"the keyword index at {self.path} is damaged: {problem}"
-        return IndexUnavailable(self.damaged or problem)
+    def _fail(self, index: tantivy.Index, exc: BaseException | None) -> IndexUnavailable:
+        """The error for a search that failed inside tantivy (``exc``; ``None``: a document without a key).
+
+        Only files that fail :func:`verify_files` mark the index damaged (and so rebuilt): a failure on
+        sound files is this search's alone, so a query that trips a tantivy bug cannot force a rebuild per
+        request. A failure of an index already replaced by a rebuild says nothing of the new one."""
+        if exc is not None and not (is_panic(exc) or isinstance(exc, (OSError, ValueError))):
+            raise exc
+        what = "a document has lost its chunk key" if exc is None else f"tantivy failed: {_first_line(exc)}"
+        if index is self._index and self.damaged is None:
+            problem = verify_files(self.path)
+            if problem is None:
+                return IndexUnavailable(f"a keyword search failed ({what}) though the index files verify")
+            self.damaged = f"the keyword index at {self.path} is damaged: {problem} ({what})"
+        return IndexUnavailable(self.damaged or what)
 
     def reload(self) -> None:
         self._index.reload()

@@ -240,9 +240,9 @@ class SQLiteStore:
         """The writer rebuilds a keyword index a search found damaged, in the background: the vector leg
         keeps answering meanwhile, and the lock is only held per batch (see ``rebuild_keyword``)."""
         with self._lock:
-            if self.read_only or self._stopping or self._derived.rebuilding_keyword or self._rebuild is not None:
+            why = self._keyword.damaged  # None: the files verified, the failure was that search's alone
+            if why is None or self.read_only or self._stopping or self._derived.rebuilding_keyword or self._rebuild:
                 return
-            why = self._keyword.damaged or "the keyword index failed a search"
 
             def run() -> None:
                 try:

@@ -127,10 +127,9 @@ class DerivedIndexes:
         :meth:`catch_up_keyword` stands aside, and the changes committed during the rebuild are replayed at
         the end. The seq stays 0 until the last batch, so a crash mid-way means a full rebuild at next open.
         """
-        hold: Callable[[], contextlib.AbstractContextManager[object]] = (
-            (lambda: lock) if lock is not None else contextlib.nullcontext)  # type: ignore[assignment,return-value]
+        hold: contextlib.AbstractContextManager[object] = lock if lock is not None else contextlib.nullcontext()
         started = time.perf_counter()
-        with hold():
+        with hold:
             self.rebuilding_keyword = True
             try:
                 self.keyword.wipe(why)
@@ -142,17 +141,17 @@ class DerivedIndexes:
                 raise
         try:
             for start in range(0, len(keys), SYNC_BATCH):
-                with hold():
+                with hold:
                     if closed():
                         raise StoreError("the store was closed during the keyword rebuild")
                     self.keyword.apply(0, [], self._keyword_docs(keys[start : start + SYNC_BATCH]))
-            with hold():
+            with hold:
                 self.keyword.apply(top, [], [])
                 self.rebuilding_keyword = False
                 self.keyword.damaged = None
                 self.catch_up_keyword()
         except BaseException as exc:
-            with hold():
+            with hold:
                 self.rebuilding_keyword = False
                 self.keyword.damaged = f"rebuilding the keyword index failed ({exc}); reopen the store to retry"
             raise

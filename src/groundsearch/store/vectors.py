@@ -213,6 +213,11 @@ class VectorIndex:
             return
         path = self.directory / "hnsw.usearch"
         graph = None
+        state = _read_state(self.directory)
+        if path.exists() and state.get("format") != _FORMAT:
+            why = "has no readable checksum record" if not state else "was saved without a checksum (older format)"
+            self.repair = f"the HNSW graph {path} {why}; rebuilt it from the vectors in SQLite"
+            log.warning("vector index: %s", self.repair)
         for _ in range(3):  # a reader can see the writer's new graph beside the old state: look again
             state = _read_state(self.directory)
             if state.get("format") != _FORMAT or state.get("dim") != self.dim or not path.exists():
