@@ -1,6 +1,6 @@
 """The Postgres keyword leg stops reading postings early, and its pages equal the exhaustive query's exactly.
 
-The oracle (``exhaustive_keyword_sql``, also the benchmark's baseline) scores *every* posting of the query terms (what the leg did before impact-ordered
+The oracle (``exhaustive_keyword_sql``, also the leg's fallback and the benchmark's baseline) scores *every* posting of the query terms (what the leg did before impact-ordered
 postings) on the same database, so any page the early-terminating leg returns — any limit, offset, filter,
 after appends that move the mean length far from the one impacts were computed with, after deletes and after
 a refresh — must match it key for key and score for score.
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundsearch.evaluation.bench_postgres import exhaustive_keyword_sql
 from groundsearch.store import pg_keyword
+from groundsearch.store.pg_keyword import exhaustive_keyword_sql
 from groundsearch.store.pg_filters import compile_filter
 from groundsearch.store.pg_migrations import known_migrations
 from groundsearch.store.postgres import PostgresStore
@@ -52,6 +52,7 @@ def shallow_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start rounds at depth 8 so a corpus this small exercises stopping early and growing the depth, not
     just lists read to their end in the first round."""
     monkeypatch.setattr(pg_keyword, "FIRST_DEPTH", 8)
+    monkeypatch.setattr(pg_keyword, "SCAN_SHARE", 1.0)  # rounds until exhausted: the fallback has its own test
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +155,20 @@ def test_migration_2_orders_postings_already_stored(postgres_database) -> None:
     assert impacts[("alpha", 1)] == pytest.approx(pg_keyword.impact(2, 4, 8.0))
     assert impacts[("beta", 2)] == pytest.approx(pg_keyword.impact(3, 12, 8.0))
     assert df == {"alpha": 2, "beta": 1}
+
+
+def test_falls_back_to_one_pass_when_rounds_would_cost_more(store, monkeypatch: pytest.MonkeyPatch) -> None:
+    s, dsn, _ = store
+    monkeypatch.setattr(pg_keyword, "SCAN_SHARE", 0.0)  # no round is ever cheaper: straight to the one pass
+    depths: list[int] = []
+    original_execute = psycopg.Connection.execute
+
+    def counting(self, query, params=None, *a, **k):
+        if isinstance(params, dict) and "m" in params:
+            depths.append(params["m"])
+        return original_execute(self, query, params, *a, **k)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    for f in FILTERS:
+        assert_same_page(s, dsn, "w0 w1 w7", f, 10, 2)
+    assert depths == []

@@ -32,30 +32,8 @@ from ..store.base import Store
 from ..types import Chunk, Item, ItemWrite, SearchFilter
 from .bench_store import ZIPF_S, _timing, hybrid_page, page_item_ids, synthetic_vocabulary, unit_vectors
 
-__all__ = ["bench_postgres_vs_sqlite", "exhaustive_keyword_sql"]
+__all__ = ["bench_postgres_vs_sqlite"]
 
-
-def exhaustive_keyword_sql(where: str) -> str:
-    """The baseline the Postgres keyword leg replaced: every posting of every query term scored, df counted
-    from the postings. Same scores by construction; the benchmark times it beside the leg and the tests use
-    it as the oracle. Placeholders ``terms``, ``k1``, ``b``, ``lim``, ``off`` plus the filter's."""
-    return f"""
-WITH st AS (
-    SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
-    FROM corpus_stats
-), p AS (
-    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
-    FROM postings WHERE term = ANY(%(terms)s::text[])
-), scored AS MATERIALIZED (
-    SELECT p.chunk_pk, sum(
-        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
-    ) AS score
-    FROM p CROSS JOIN st GROUP BY p.chunk_pk
-)
-SELECT s.chunk_pk, s.score FROM scored s JOIN chunks c ON c.pk = s.chunk_pk JOIN items i ON i.id = c.item_id
-WHERE {where} ORDER BY s.score DESC, s.chunk_pk LIMIT %(lim)s OFFSET %(off)s
-"""
 
 
 def _corpus(n: int, dim: int, rng: np.random.Generator, vocab: list[str], words_per_chunk: int) -> tuple[list[str], np.ndarray]:
@@ -162,12 +140,13 @@ def _keyword_vs_exhaustive(pg: Any, lite: Store, dsn: str, texts: list[str], dep
     import psycopg
 
     from ..store.pg_filters import compile_filter
+    from ..store.pg_keyword import exhaustive_keyword_sql
     from ..store.text import BM25_B, BM25_K1, analyze
 
     where = compile_filter(SearchFilter())
     sql = exhaustive_keyword_sql(where.sql).encode()
     times: dict[str, list[float]] = {"early_termination": [], "exhaustive": []}
-    same_page = same_top10_as_sqlite = 0
+    same_page = same_scores = same_top10_as_sqlite = 0
     with psycopg.connect(dsn) as conn:
         for j, text in enumerate(texts):
             terms = list(dict.fromkeys(analyze(text)))
@@ -177,14 +156,20 @@ def _keyword_vs_exhaustive(pg: Any, lite: Store, dsn: str, texts: list[str], dep
                     rows = conn.execute(sql, {"terms": terms, "k1": BM25_K1, "b": BM25_B, "lim": depth, "off": 0,
                                               **where.params}).fetchall()
                     want = [int(k) for k, _ in rows]
+                    want_scores = [float(s) for _, s in rows]
                 else:
-                    got = [k for k, _ in pg.keyword_search(text, SearchFilter(), depth).hits]
+                    hits = pg.keyword_search(text, SearchFilter(), depth).hits
+                    got, got_scores = [k for k, _ in hits], [s for _, s in hits]
                 times[name].append((time.perf_counter() - t) * 1000)
             same_page += got == want
+            # Equal scores may come back in another order when their float sums round differently.
+            same_scores += len(got_scores) == len(want_scores) and all(
+                abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(got_scores, want_scores))
             same_top10_as_sqlite += (page_item_ids(pg, [(k, 0.0) for k in got[:10]])
                                      == page_item_ids(lite, lite.keyword_search(text, SearchFilter(), 10).hits))
     out: dict[str, Any] = {leg: _timing(v) for leg, v in times.items()}
     out["pages_identical"] = f"{same_page}/{len(texts)}"
+    out["pages_with_identical_scores_rank_by_rank"] = f"{same_scores}/{len(texts)}"
     out["top10_item_sets_equal_to_sqlite"] = f"{same_top10_as_sqlite}/{len(texts)}"
     out["speedup_p50"] = round(out["exhaustive"]["p50_ms"] / out["early_termination"]["p50_ms"], 2)
     return out
