@@ -27,7 +27,7 @@ from .chart_text import chart_lines, unsupported_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # error lines stay whole in logs and pipes (no wrap at 80 columns)
 out = Console()
 
 
