@@ -5,7 +5,8 @@ Run: ``.venv/bin/python tests/integration/bench_answer.py [--data-dir DIR] [--ro
 Opens (ingesting if empty) the demo corpus with the real MiniLM embedder in a SQLite store, then times, in
 one process and interleaved request by request so machine noise hits both alike:
 
-* ``retrieve only`` — the plain hybrid plan executed (query embedded afresh), no intent, no answer: the baseline;
+* ``retrieve only`` — the "hybrid" plan profile through the product planner, executed (query embedded afresh),
+  no answer: the baseline;
 * ``answer, cold caches`` — ``Engine.search`` with no intent cache and the query vector forgotten each time;
 * ``answer, warm caches`` — ``Engine.search`` on repeated requests (intent and query vector cached);
 * ``answer + LLM`` — with ``--llm-url`` (an OpenAI-compatible server such as llama.cpp's), narration on.
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from groundsearch.engine import Engine
+from groundsearch.query.planner import PLAN_PROFILES
 from groundsearch.settings import load_settings
 from groundsearch.types import SearchRequest
 
@@ -58,6 +60,9 @@ def open_demo(data_dir: Path, **overrides: object) -> Engine:
     return engine
 
 
+HYBRID = PLAN_PROFILES["hybrid"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, default=ROOT / ".cache" / "bench-demo")
@@ -73,7 +78,8 @@ def main() -> None:
     cold = Engine(engine.settings.model_copy(update={"intent": engine.settings.intent.model_copy(
         update={"cache_size": 0})}), engine.store, engine.embedder)
     runs: dict[str, Callable[[SearchRequest], object]] = {
-        "retrieve only (baseline)": lambda r: (base.retriever.clear_cache(), base.retrieve(base.plan(r))),
+        "retrieve only (baseline)": lambda r: (base.retriever.clear_cache(),
+                                               base.retrieve(base.answer_pipeline().plan(r, profile=HYBRID)[1])),
         "answer, cold caches": lambda r: (cold.retriever.clear_cache(), cold.search(r)),
         "answer, warm caches": engine.search,
     }
