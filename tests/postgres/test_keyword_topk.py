@@ -78,6 +78,20 @@ def assert_same_page(s: PostgresStore, dsn: str, query: str, f: SearchFilter, li
     assert got.has_more == (len(want) > limit)
 
 
+def round_depths(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The depth ``m`` of every threshold round the leg runs from now on (the exhaustive pass has none)."""
+    depths: list[int] = []
+    original_execute = psycopg.Connection.execute
+
+    def counting(self, query, params=None, *a, **k):
+        if isinstance(params, dict) and "m" in params:
+            depths.append(params["m"])
+        return original_execute(self, query, params, *a, **k)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    return depths
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(st.sampled_from(VOCAB + ["absent"]), min_size=1, max_size=6),
        limit=st.sampled_from([1, 3, 10, 50]), offset=st.sampled_from([0, 2, 20]), f=st.sampled_from(FILTERS))
@@ -92,15 +106,7 @@ def test_shallow_pages_stop_before_reading_every_posting(store, monkeypatch: pyt
     s, dsn, _ = store
     with psycopg.connect(dsn) as conn:
         df = conn.execute("SELECT df FROM term_stats WHERE term = 'w0'").fetchone()[0]
-    executed: list[int] = []  # the depth of every round the leg ran
-    original_execute = psycopg.Connection.execute
-
-    def counting(self, query, params=None, *a, **k):
-        if isinstance(params, dict) and "m" in params:
-            executed.append(params["m"])
-        return original_execute(self, query, params, *a, **k)
-
-    monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    executed = round_depths(monkeypatch)
     assert_same_page(s, dsn, "w0 w1", SearchFilter(), 10, 0)
     assert df > 8 and executed and max(executed) < df, (df, executed)
 
@@ -160,15 +166,7 @@ def test_migration_2_orders_postings_already_stored(postgres_database) -> None:
 def test_falls_back_to_one_pass_when_rounds_would_cost_more(store, monkeypatch: pytest.MonkeyPatch) -> None:
     s, dsn, _ = store
     monkeypatch.setattr(pg_keyword, "SCAN_SHARE", 0.0)  # no round is ever cheaper: straight to the one pass
-    depths: list[int] = []
-    original_execute = psycopg.Connection.execute
-
-    def counting(self, query, params=None, *a, **k):
-        if isinstance(params, dict) and "m" in params:
-            depths.append(params["m"])
-        return original_execute(self, query, params, *a, **k)
-
-    monkeypatch.setattr(psycopg.Connection, "execute", counting)
+    depths = round_depths(monkeypatch)
     for f in FILTERS:
         assert_same_page(s, dsn, "w0 w1 w7", f, 10, 2)
     assert depths == []
