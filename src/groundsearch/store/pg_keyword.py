@@ -127,6 +127,7 @@ def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, nee
         if exhausted or (len(rows) == need and rows[-1][1] > bound * (1 + _SLACK)):
             return rows
         depth *= GROWTH
+    conn.execute("SET LOCAL enable_bitmapscan = on")  # the one pass reads whole lists: bitmap scans suit it
     rows = conn.execute(exhaustive_keyword_sql(where.sql).encode(),
                         {"terms": terms, "k1": BM25_K1, "b": BM25_B, "lim": need, "off": 0, **where.params})
     return [(int(k), float(s)) for k, s in rows]
