@@ -9,7 +9,7 @@ import pytest
 from groundsearch.errors import InvalidInput
 from groundsearch.evaluation.datasets import load_beir
 from groundsearch.evaluation.metrics import ndcg_at_k
-from groundsearch.evaluation.runner import RETRIEVERS, cache_dir_for, run_eval
+from groundsearch.evaluation.runner import RETRIEVERS, cache_dir_for, open_eval_engine, run_eval
 from groundsearch.models.fake import HashEmbedder
 
 
@@ -53,6 +53,26 @@ def test_cached_index_is_reused_and_keyed_by_model(beir_dir: Path, tmp_path: Pat
     assert "ingest" not in seen  # second run skipped ingest
     run_eval(dataset, ["dense"], embedder=HashEmbedder(32), embedder_name="hash", cache_root=root)
     assert (cache_dir_for(root, dataset, "hash-32") / "complete.json").is_file()
+
+
+def test_a_finished_cache_is_shared_by_concurrent_evals(beir_dir: Path, tmp_path: Path) -> None:
+    # The store admits one writer: two evals (or an eval and the quality tests) on one cached corpus used to
+    # fail with "another process has the store open for writing".
+    dataset = load_beir(beir_dir)
+    root = tmp_path / "cache"
+    run_eval(dataset, ["dense"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    first = open_eval_engine(dataset, embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    try:
+        second = open_eval_engine(dataset, embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+        try:
+            report = run_eval(dataset, ["bm25", "dense"], embedder=HashEmbedder(64), embedder_name="hash",
+                              cache_root=root)
+            assert report.results["dense"].ndcg10 > 0
+            assert first.store.count() == second.store.count() == len(dataset.corpus)
+        finally:
+            second.close()
+    finally:
+        first.close()
 
 
 def test_limit_queries_and_bad_retriever(beir_dir: Path, tmp_path: Path) -> None:

@@ -272,6 +272,9 @@ def _cached_embedded_engine(dataset: BeirDataset, settings: Settings, embedder: 
     data_dir = settings.data_dir
     marker = data_dir / "complete.json"
     if marker.is_file():
+        reader = _read_only_engine(settings, embedder)
+        if reader is not None:
+            return reader
         engine = Engine.open(settings, embedder=embedder)
         try:
             _refresh_entities(engine, dataset, progress)
@@ -305,6 +308,24 @@ def _cached_embedded_engine(dataset: BeirDataset, settings: Settings, embedder: 
     engine.store.meta_set("entities_format", str(ENTITY_FORMAT))
     engine.close()
     return Engine.open(settings, embedder=embedder)
+
+
+def _read_only_engine(settings: Settings, embedder: Embedder) -> Any:
+    """A finished, current cache opened read-only, so any number of evals and tests can share it at once
+    (the store admits one writer); None when it needs a writer first (entity re-extraction)."""
+    from ..engine import Engine
+    from ..store.sqlite import SQLiteStore
+
+    store = SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim,
+                             exact_vector_max=settings.retrieval.exact_vector_max, read_only=True)
+    if store.meta_get("entities_format") != str(ENTITY_FORMAT) or store.meta_get("embedder") is None:
+        store.close()
+        return None
+    try:
+        return Engine.open(settings, embedder=embedder, store=store)
+    except BaseException:
+        store.close()
+        raise
 
 
 def _refresh_entities(engine: Any, dataset: BeirDataset, progress: Progress | None) -> None:
