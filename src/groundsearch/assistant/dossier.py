@@ -2,7 +2,8 @@
 
 (a) Qualification signals (scale, budget, …) are read from the user's words by the assistant's configured
 patterns, merged with the stored ones, and dropped when the user contradicts them. They steer the
-conversation only: the retrieval request is the user's text, nothing added.
+conversation only: the retrieval request is the user's text with the clauses stating a signal taken out, and
+nothing of the stored signals added.
 (b) Retrieval entities are the query's names resolved against the entity graph — exactly, through the
 assistant's aliases, or by a synonym edge (name-embedding cosine ≥ ``graph.SYNONYM_COSINE``, HippoRAG's rule) —
 plus configured terms, typed into the assistant's retrieval fields.
@@ -23,7 +24,7 @@ from ..orchestrate import fold
 from ..query.graph import SYNONYM_COSINE
 from ..types import Event, SearchFilter, SearchRequest
 from .config import Assistant
-from .signals import update_signals
+from .signals import retrieval_query, update_signals
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -46,6 +47,7 @@ class Dossier:
     supported_entities: tuple[str, ...]
     source_urls: tuple[str, ...]
     grounded: bool  # sources exist and the relevance gate passed
+    query: str = ""  # what retrieval searched for (the user's text less its signal clauses)
     answer: tuple[Mapping[str, Any], ...] = ()  # the extractive answer's sentences, citations as source numbers
     dropped_signals: tuple[Mapping[str, Any], ...] = ()
     asked: tuple[str, ...] = field(default=())
@@ -184,7 +186,12 @@ def dossier_stream(engine: Engine, assistant: Assistant, query: str, state: Mapp
                    tenant: str | None, sources_max: int = 6) -> Generator[Event, None, Dossier]:
     """Yields the search stage events; returns the ``Dossier`` (``dossier = yield from dossier_stream(...)``)."""
     signals, dropped = update_signals(assistant, state.get("signals") or [], query, turn=int(state.get("turns", 0)) + 1)
-    request = SearchRequest(query=query, limit=20, collections=assistant.collections or None)
+    searched = retrieval_query(assistant, query)
+    if searched == query and (dropped or len(signals) > len(state.get("signals") or [])) and state.get("last_query"):
+        # a turn that only states or retracts a signal ("we have 2M docs", "no, I'm not a researcher") asks
+        # nothing new: the previous question is still the one the sources must answer
+        searched = str(state["last_query"])
+    request = SearchRequest(query=searched, limit=20, collections=assistant.collections or None)
     events: list[Event] = []
     for event in engine.extractive_stream(request, tenant=tenant):
         events.append(event)
@@ -221,7 +228,8 @@ def dossier_stream(engine: Engine, assistant: Assistant, query: str, state: Mapp
     return Dossier(
         retrieval_entities=tuple(entities), qualification_signals=tuple(signals), sources=sources,
         canonical_match=tuple(matches), suggested_discovery_question=_discovery(assistant, entities, signals, asked),
-        supported_entities=supported, source_urls=urls, grounded=grounded and bool(sources), answer=answer,
+        supported_entities=supported, source_urls=urls, grounded=grounded and bool(sources), query=searched,
+        answer=answer,
         dropped_signals=tuple(dropped), asked=asked,
     )
 
