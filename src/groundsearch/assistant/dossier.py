@@ -14,6 +14,7 @@ entities then *boost* it: results naming more of them move up, in stable order, 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -55,7 +56,7 @@ class Dossier:
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("asked")
-        return out
+        return json.loads(json.dumps(out, default=str))  # the JSON shape, as stored and as sent
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -149,7 +150,8 @@ def constraints_from_sources(sources: Sequence[Mapping[str, Any]]) -> tuple[tupl
     """``(supported_entities, source_urls)``: the auditor's constraint set, a pure function of the sources.
 
     Entities are every source's graph entities and its keyword/list field values (products, venues, authors),
-    de-duplicated by normalised form (first spelling kept) and sorted case-insensitively; URLs are the sources'
+    de-duplicated by normalised form (the smallest spelling kept, so the order of sources never matters) and
+    sorted case-insensitively; URLs are the sources'
     links in source order, each once."""
     names: dict[str, str] = {}
     for s in sources:
@@ -160,7 +162,7 @@ def constraints_from_sources(sources: Sequence[Mapping[str, Any]]) -> tuple[tupl
         for v in values:
             norm = normalize_entity(v)
             if norm:
-                names.setdefault(norm, v.strip())
+                names[norm] = min(names.get(norm, v.strip()), v.strip())
     entities = tuple(sorted(names.values(), key=lambda v: (v.casefold(), v)))
     urls = tuple(dict.fromkeys(str(s["url"]) for s in sources if s.get("url")))
     return entities, urls

@@ -26,6 +26,7 @@ _CUES = {
     "budget": ("budget", "cost", "money", "price", "spend", "pay"),
     "decision_process": ("decide", "decides", "decision", "approval", "approve", "sign-off", "sign off", "signs off"),
 }
+_DENIAL = re.compile(r"\b(?:not|no|never|isn't|aren't|wasn't)\b|n't\b", re.IGNORECASE)  # "actually" corrects, it denies nothing
 _STOP = frozenset("a an the of per and or to in on for at by my our i am is are be".split())
 
 
@@ -76,7 +77,7 @@ def update_signals(assistant: Assistant, stored: Sequence[Mapping[str, Any]], te
 def _negates_value(text: str, value: str) -> bool:
     """"I'm not a researcher" states no role: the negation sits just before the matched value."""
     at = text.casefold().find(value.casefold())
-    return at >= 0 and bool(_NEGATION.search(text[max(0, at - 24):at]))
+    return at >= 0 and bool(_DENIAL.search(text[max(0, at - 24):at]))
 
 
 _CLAUSE = re.compile(r"[^,.;!?]*")
@@ -102,5 +103,5 @@ def retrieval_query(assistant: Assistant, text: str) -> str:
             keep.append(text[last:start])
         last = max(last, end)
     keep.append(text[last:])
-    rest = " ".join(" ".join(keep).replace(" ,", ",").split()).strip(" ,;")
+    rest = " ".join(" ".join(keep).replace(" ,", ",").split()).strip(" ,;.")
     return rest if len(re.findall(r"\w+", rest)) >= 2 else text
