@@ -22,6 +22,7 @@ from .types import CollectionSpec, FieldSpec
 
 __all__ = [
     "ApiSettings",
+    "AuditorSettings",
     "AssistantSettings",
     "ChatSettings",
     "IntentSettings",
@@ -102,6 +103,17 @@ class LLMSettings(_Frozen):
     @property
     def enabled(self) -> bool:
         return bool(self.base_url or self.gguf_path)
+
+
+class AuditorSettings(_Frozen):
+    """The reply auditor. Link health is off by default: an air-gapped deployment has no outside network, and a
+    reply then says so instead of implying its links were checked."""
+
+    url_health: bool = False
+    url_timeout_s: float = Field(default=3.0, gt=0)
+    url_cache_ttl_s: int = Field(default=24 * 3600, ge=1)
+    url_allow_private: bool = False  # probe loopback / private addresses (SSRF); only for tests and intranets
+    max_rerolls: int = Field(default=2, ge=0, le=2)
 
 
 class ApiSettings(_Frozen):
@@ -192,6 +204,7 @@ class Settings(_Frozen):
     llm: LLMSettings = LLMSettings()
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
+    auditor: AuditorSettings = AuditorSettings()
     chat: ChatSettings = ChatSettings()
     assistants: dict[str, AssistantSettings] = {}
 
@@ -308,6 +321,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "MCP_TENANT": "mcp.tenant",
         "MCP_ALL_TENANTS": "mcp.all_tenants",
         "HOST": "api.host",
+        "URL_HEALTH": "auditor.url_health",
         "PORT": "api.port",
     }
     for suffix, path in simple.items():

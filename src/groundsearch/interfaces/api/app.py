@@ -29,6 +29,7 @@ from .routes_chat import router as chat_router
 from .routes_items import router as items_router
 from .routes_jobs import JobRunner
 from .routes_jobs import router as jobs_router
+from .routes_audit import router as audit_router
 from .routes_search import router as search_router
 
 __all__ = ["create_app", "uvicorn_config"]
@@ -143,6 +144,7 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     app.state.gs = ApiState(engine=engine, settings=settings, keys=keys, limiter=RateLimiter(settings))
     install_error_handlers(app)
     app.include_router(search_router)
+    app.include_router(audit_router)
     app.include_router(items_router)
     app.include_router(jobs_router)
     app.include_router(chat_router)
