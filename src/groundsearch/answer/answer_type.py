@@ -76,7 +76,8 @@ def expected_type(question: str) -> AnswerType:
     if _YESNO.match(q):
         return "yesno"
     if re.search(r"\bhow (?:many|much)\b|\bwhat (?:number|percentage|amount|is the population)\b|\bhow (?:old|long|"
-                 r"far|tall|big)\b", q):
+                 r"far|tall|big)\b|\bwhat (?:is|was|were|are) (?:the |\w+'s )?(?:revenue|price|cost|value|worth|salary|budget|"
+                 r"net worth|profit|income)\b", q):
         return "number"
     if re.search(r"^when\b|\bwhen (?:was|were|did|does|is)\b|\bwhat (?:year|date|day|month|decade|century)\b|"
                  r"\bwhat is the (?:date|day|year)\b|\b(?:premiere|release|air|opening) date\b|"
