@@ -247,7 +247,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
         if not name.replace("_", "").replace("-", "").isalnum():
             raise ConfigError(f"{where}: collection names use letters, digits, '-' and '_' only")
         known = {"kind", "description", "fields", "title", "text_fields", "id_field", "date_field", "url_field",
-                 "table_columns", "labels"}
+                 "table_columns", "labels", "source_field"}
         unknown = set(table) - known
         if unknown:
             raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
@@ -261,7 +261,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 raise ConfigError(f"{where}.fields.{fname}: type must be one of {sorted(_FIELD_TYPES)}, got {ftype!r}")
             fields.append(FieldSpec(name=fname, type=ftype, label=labels.get(fname)))
         names = {f.name for f in fields}
-        for key in ("id_field", "date_field", "url_field"):
+        for key in ("id_field", "date_field", "url_field", "source_field"):
             if table.get(key) and table[key] not in names:
                 raise ConfigError(f"{where}.{key} names {table[key]!r}, which is not in {where}.fields")
         for key in ("text_fields", "table_columns"):
@@ -280,6 +280,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 date_field=table.get("date_field"),
                 url_field=table.get("url_field"),
                 table_columns=tuple(table.get("table_columns", ())),
+                source_field=table.get("source_field"),
             )
         )
     return tuple(specs)

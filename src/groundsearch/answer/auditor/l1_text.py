@@ -27,7 +27,7 @@ from typing import Literal
 from ...ingest.entities import normalize_entity
 from .units import Constraints, norm_url
 
-__all__ = ["L1Result", "LinkAction", "PASTE_WORDS", "classify_link", "fix_spacing", "l1_fix", "links",
+__all__ = ["L1Result", "LinkAction", "PASTE_WORDS", "classify_link", "entity_named", "fix_spacing", "l1_fix", "links",
            "source_haystack"]
 
 LinkAction = Literal["keep", "rescue", "strip_link", "strip_sentence"]
@@ -39,9 +39,10 @@ _MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\((https?://[^\s)]+)\)")
 _BARE = re.compile(r"<?(https?://[^\s<>\])\"']+)>?")
 _GENERIC = re.compile(r"^(?:click here|here|this link|this page|link|read more|more|learn more|source|this|website|"
                       r"this article|see here|more info(?:rmation)?)$", re.IGNORECASE)
-# what is left of a sentence that only carried a link: "Source:", "See", "More at", "Link —"
-_EMPTY_REST = re.compile(r"^\W*(?:(?:see|source|sources|link|links|more|more info|read more|details|at|here|"
-                         r"visit|reference|ref|via)\b\W*)*$", re.IGNORECASE)
+# the words left of a sentence that only carried a link: "Source:", "See … for details", "More at", "Learn more here"
+_LINK_ONLY_WORDS = frozenset("""see source sources link links more info information read details detail at here visit
+reference references ref via for the full docs documentation page to learn check out please also you can find
+it this that more on about in""".split())
 _NAME = r"[A-Z][\w'’&.-]*"
 _STUDY = re.compile(rf"\b(?:[Tt]he |[Aa] |[Aa]n )?((?:{_NAME} ){{1,4}})(Study|Trial|Survey|Report|Index|Review)\b")
 _ET_AL = re.compile(rf"\b({_NAME}(?: (?:and|&) {_NAME})?) et al\.?(?: \(\d{{4}}\))?")
@@ -69,13 +70,22 @@ def links(text: str) -> list[tuple[str | None, str]]:
     return found
 
 
-def _entity_named(text: str, constraints: Constraints) -> str | None:
-    """The first entity with a canonical address that ``text`` names (longest name first)."""
+def entity_named(text: str, constraints: Constraints, before: int | None = None) -> str | None:
+    """The entity with a canonical address that ``text`` names — the mention closest before position
+    ``before`` (a link is about what was just named: "LanceDB …, and Atlas documents it at <url>")."""
     low = text.casefold()
-    for name in sorted(constraints.canonical_urls, key=len, reverse=True):
-        if re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", low):
-            return name
-    return None
+    end = len(low) if before is None else before
+    best: tuple[int, int, str] | None = None
+    for name in constraints.canonical_urls:
+        hits = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", low)]
+        if not hits:
+            continue
+        prior = [h for h in hits if h <= end]
+        distance = end - prior[-1] if prior else len(low) + hits[0] - end  # after the link: a weaker claim
+        key = (distance, -len(name), name)
+        if best is None or key < best:
+            best = key
+    return best[2] if best else None
 
 
 def classify_link(label: str | None, url: str, sentence: str, constraints: Constraints) -> tuple[LinkAction, str]:
@@ -83,13 +93,14 @@ def classify_link(label: str | None, url: str, sentence: str, constraints: Const
     allowed = {norm_url(u) for u in constraints.source_urls} | {norm_url(u) for u in constraints.canonical_urls.values()}
     if norm_url(url) in allowed:
         return "keep", url
-    entity = _entity_named(label or "", constraints) or _entity_named(sentence, constraints)
+    at = sentence.find(url)
+    entity = entity_named(label or "", constraints) or entity_named(sentence, constraints, at if at >= 0 else None)
     if entity:
         return "rescue", constraints.canonical_urls[entity]
     if label is not None:
         return "strip_link", ""
-    rest = sentence.replace(url, " ")
-    if _EMPTY_REST.match(_MD_LINK.sub(" ", rest).strip()):
+    rest = _MD_LINK.sub(" ", sentence.replace(url, " "))
+    if all(w.casefold() in _LINK_ONLY_WORDS for w in _WORD.findall(rest)):
         return "strip_sentence", ""
     return "strip_link", ""
 
@@ -98,6 +109,11 @@ def _label_for(url: str, constraints: Constraints) -> str | None:
     target = norm_url(url)
     for name, canonical in constraints.canonical_urls.items():
         if norm_url(canonical) == target:
+            # dossiers hold names normalised ("acme search"); the label reads as the sources spell it
+            pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+            for text in constraints.sources.values():
+                if m := pattern.search(text):
+                    return m.group(0)
             return name
     return None
 

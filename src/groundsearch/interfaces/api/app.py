@@ -24,6 +24,7 @@ from .auth import KeyStore, keys_path
 from .deps import ApiState
 from .errors import ErrorBody, error_response, install_error_handlers
 from .ratelimit import RateLimiter
+from .routes_curation import router as curation_router
 from .routes_items import UPLOAD_MAX_BYTES
 from .routes_chat import router as chat_router
 from .routes_items import router as items_router
@@ -144,6 +145,7 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     app.state.gs = ApiState(engine=engine, settings=settings, keys=keys, limiter=RateLimiter(settings))
     install_error_handlers(app)
     app.include_router(search_router)
+    app.include_router(curation_router)
     app.include_router(audit_router)
     app.include_router(items_router)
     app.include_router(jobs_router)
