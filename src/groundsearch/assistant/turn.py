@@ -185,7 +185,8 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current, settings)
+    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
+                       url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
     # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
     if leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
