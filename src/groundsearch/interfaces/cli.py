@@ -459,7 +459,7 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
 
 @main.command()
 @click.option("--suite", default="all", show_default=True,
-              help="Comma-separated: keyword, vector, scaling, ingest, memory, or all.")
+              help="Comma-separated: keyword, vector, scaling, ingest, memory, threads, auditor, or all.")
 @click.option("--sizes", default="10000,100000", show_default=True, help="Chunk counts for the scaling suite.")
 @click.option("--dataset", "dataset_dir", type=click.Path(file_okay=False), default=None,
               help="SciFact in BEIR layout (default ../shared/datasets/beir_scifact when present).")

@@ -92,3 +92,10 @@ def test_sources_are_not_mutated_by_fixing():
 def test_a_see_for_details_sentence_around_an_unknown_link_goes_whole():
     assert l1_fix("See https://made-up.example/setup for details.", CONSTRAINTS).text == ""
     assert l1_fix("Learn more at https://made-up.example/x", CONSTRAINTS).text == ""
+
+
+def test_a_link_is_rescued_to_the_entity_named_just_before_it():
+    fixed = l1_fix("Initech uses Acme Search, and Initech documents it at https://initech.example/old.", CONSTRAINTS)
+    assert fixed.text == "Initech uses Acme Search, and Initech documents it at https://initech.example/blog/hybrid."
+    other = l1_fix("Initech wrote about Acme Search at https://acme.example/old.", CONSTRAINTS)
+    assert other.text == "Initech wrote about Acme Search at https://acme.example/docs/latency."

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from .l1_text import l1_fix, links, source_haystack
+from .l1_text import entity_named, l1_fix, links, source_haystack
 from .l2_constraints import check
 from .l3_reroll import Reroll, reroll_message, reroll_unit
 from .l4_urls import UrlHealth, UrlStatus
@@ -21,14 +21,6 @@ from .units import MARKER, AuditedReply, Constraints, Unit, join_units, norm_url
 
 __all__ = ["MARKER", "AuditedReply", "Constraints", "Reroll", "Unit", "UrlHealth", "UrlStatus", "audit_paragraphs",
            "audit_reply", "reroll_message"]
-
-
-def _entity_for(label: str | None, sentence: str, constraints: Constraints) -> str | None:
-    low = f"{label or ''} {sentence}".casefold()
-    for name in sorted(constraints.canonical_urls, key=len, reverse=True):
-        if name.casefold() in low:
-            return name
-    return None
 
 
 def _link_health(text: str, constraints: Constraints, health: UrlHealth | None,
@@ -43,7 +35,8 @@ def _link_health(text: str, constraints: Constraints, health: UrlHealth | None,
         statuses[url] = status
         if status.healthy:
             continue
-        entity = _entity_for(label, text, constraints)
+        at = text.find(url)
+        entity = entity_named(label or "", constraints) or entity_named(text, constraints, at if at >= 0 else None)
         alternative = constraints.canonical_urls.get(entity) if entity else None
         if alternative and norm_url(alternative) != norm_url(url):
             alt_status = statuses.get(alternative) or health.check(alternative)
