@@ -121,7 +121,7 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
                           results=results)
     request = SearchRequest(query=query, limit=limit, offset=offset, filters=filters,
                             collections=_collections_of(engine.settings, kind, collections))
-    response = engine.search(request, tenant=tenant)
+    response = engine.search(request, tenant=tenant, surface="mcp")
     hits = [FindHit(id=r.id, item_id=r.item_id, collection=r.collection, title=r.title, url=r.url,
                     date=r.date.isoformat() if r.date else None, snippet=r.snippet, heading_path=list(r.heading_path),
                     score=r.score, fields=dict(r.fields)) for r in response.results]

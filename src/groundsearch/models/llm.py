@@ -28,6 +28,7 @@ import httpx
 
 from ..errors import ConfigError, LLMError
 from ..settings import LLMSettings
+from . import metering
 from .base import LLM, ChatMessage, Completion
 
 __all__ = [
@@ -159,7 +160,7 @@ class OpenAICompatLLM:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "max_tokens": max_tokens,
+            "max_tokens": metering.allow(max_tokens),
             "temperature": temperature,
         }
         if json_schema is not None:
@@ -174,13 +175,15 @@ class OpenAICompatLLM:
                 details={"kind": "http"},
             ) from None
         usage = data.get("usage") or {}
-        return Completion(
+        completion = Completion(
             text=text,
             model=data.get("model") or self.model,
             finish_reason=choice.get("finish_reason"),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
         )
+        metering.charge(completion)
+        return completion
 
 
 class LlamaCppLLM:
@@ -215,6 +218,7 @@ class LlamaCppLLM:
         kwargs: dict[str, Any] = {}
         if json_schema is not None:
             kwargs["response_format"] = response_format("llamacpp", json_schema)
+        max_tokens = metering.allow(max_tokens)
         started = time.perf_counter()
         with self._lock:
             try:
@@ -227,6 +231,15 @@ class LlamaCppLLM:
             except Exception as exc:  # llama.cpp raises plain ValueError/RuntimeError for context overflow etc.
                 raise LLMError(f"local model {self.name} failed: {exc}", details={"kind": "local"}) from exc
         elapsed = time.perf_counter() - started
+        usage = data.get("usage") or {}
+        completion = Completion(
+            text=data["choices"][0]["message"].get("content") or "",
+            model=self.name,
+            finish_reason=data["choices"][0].get("finish_reason"),
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        )
+        metering.charge(completion)  # spent even when late: the tokens were decoded
         if elapsed > self._timeout_s:
             # In-process decoding cannot be interrupted safely; a late answer is still reported as a timeout
             # so the caller's latency contract and degradation path are the same as for a server.
@@ -234,15 +247,7 @@ class LlamaCppLLM:
                 f"local model {self.name} took {elapsed:.1f} s, over the {self._timeout_s:g} s timeout",
                 details={"kind": "timeout"},
             )
-        choice = data["choices"][0]
-        usage = data.get("usage") or {}
-        return Completion(
-            text=choice["message"].get("content") or "",
-            model=self.name,
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
+        return completion
 
 
 def llm_chain(settings: LLMSettings, *, transport: httpx.BaseTransport | None = None) -> tuple[LLM, ...]:
