@@ -52,6 +52,8 @@ class Engine:
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
                                    feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
+        self._extractive: Orchestrator | None = None  # the same pipeline without the LLM (the chat dossier's)
+        self._conversations: Any = None  # ConversationStore, opened on the first chat turn
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -95,6 +97,8 @@ class Engine:
         return cls(settings, store, embedder, llm, reranker)
 
     def close(self) -> None:
+        if self._conversations is not None:
+            self._conversations.close()
         self.retriever.close()
         if self.recorder is not None:
             self.recorder.close()
@@ -225,11 +229,36 @@ class Engine:
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
 
+    def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+        """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat
+        assistant's dossier retrieves with, so a dossier never waits on the model and never depends on it."""
+        if self._extractive is None:
+            from .orchestrate import Orchestrator
+            from .query.intent.cascade import IntentCascade
+
+            self._extractive = Orchestrator(self.settings, self.retriever, IntentCascade(self.settings, self.embedder,
+                                                                                           None))
+        yield from self._extractive.run(request, tenant=tenant)
+
+    @property
+    def conversations(self) -> Any:
+        """The ``ConversationStore`` beside the item store (same database), opened on first use."""
+        if self._conversations is None:
+            if self.settings.database_url:
+                from .store.pg_chat import PgConversationStore
+
+                self._conversations = PgConversationStore.open(self.settings.database_url)
+            else:
+                from .store.sqlite_chat import SQLiteConversationStore
+
+                self._conversations = SQLiteConversationStore.open(self.settings.data_dir / "store" / "store.sqlite3")
+        return self._conversations
+
     def clear_caches(self) -> dict[str, int]:
         """Drop in-process caches: memoised query vectors and the answer pipeline with its intent cache
         (rebuilt on the next search). A shared Redis intent cache expires by its TTL instead."""
         cleared = {"query_vectors": self.retriever.clear_cache(), "intent_cache": int(self._answer is not None)}
-        self._answer = None
+        self._answer = self._extractive = None
         return cleared
 
     def stream(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> Iterator[Event]:

@@ -22,6 +22,8 @@ from .types import CollectionSpec, FieldSpec
 
 __all__ = [
     "ApiSettings",
+    "AssistantSettings",
+    "ChatSettings",
     "IntentSettings",
     "LLMSettings",
     "RetrievalSettings",
@@ -159,6 +161,48 @@ class TelemetrySettings(_Frozen):
     token_ceiling_per_day: int | None = Field(default=None, ge=0)
 
 
+class RetrievalFieldSettings(_Frozen):
+    """A kind of retrieval entity (product, venue, …): filled from these collection fields of the sources, or from
+    these terms (case-insensitive) when the user names them; ``question`` asks for it when it is missing."""
+
+    source_fields: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
+    question: str = ""
+
+
+class SignalSettings(_Frozen):
+    """A qualification signal (scale, budget, …): regular expressions over the user's text (group 1, or the whole
+    match, is the value); ``question`` asks for it. Signals steer the conversation and never reach the query."""
+
+    patterns: tuple[str, ...] = ()
+    question: str = ""
+
+
+class AssistantSettings(_Frozen):
+    """One configured assistant (``[assistants.NAME]``); empty fields take the built-in defaults of
+    ``assistant/config.py``, which fit the demo corpus."""
+
+    identity: str = ""
+    instructions: str = ""
+    system_prompt: str = ""  # overrides the generated one (identity + hierarchy + guard + charter) when set
+    collections: tuple[str, ...] = ()  # knowledge charter: collections it may ground on (empty: all)
+    source_kinds: tuple[str, ...] = ()  # "documents" / "records" (empty: both)
+    fallback_text: str = ""
+    specialists: tuple[str, ...] = ()  # assistants it may hand over to
+    topics: tuple[str, ...] = ()  # words that route a handoff to this assistant
+    aliases: dict[str, str] = {}  # spelling → canonical entity name
+    retrieval_fields: dict[str, RetrievalFieldSettings] = {}
+    signals: dict[str, SignalSettings] = {}
+
+
+class ChatSettings(_Frozen):
+    default_assistant: str = "default"
+    keep_turns: int = Field(default=50, ge=1, le=10_000)  # stored per conversation; older turns are dropped
+    prompt_turns: int = Field(default=4, ge=0, le=50)  # earlier turns the LLM sees
+    sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
+    max_tokens: int = Field(default=320, ge=16)
+
+
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
 
 
@@ -178,6 +222,8 @@ class Settings(_Frozen):
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
+    chat: ChatSettings = ChatSettings()
+    assistants: dict[str, AssistantSettings] = {}
 
     @field_validator("collections")
     @classmethod
