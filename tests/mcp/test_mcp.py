@@ -48,7 +48,7 @@ def test_find_returns_markdown_and_structured_content_with_paging(config: Path) 
         {"similar_to": "PLACEHOLDER"},
         {"query": "x", "filters": {"colour": "red"}},
     ])
-    assert tools == ["find"]
+    assert tools == ["find", "feedback"]
 
     page1 = FindResult.model_validate(first.structured_content)
     page2 = FindResult.model_validate(second.structured_content)
