@@ -33,6 +33,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from .answer.auditor.l4_urls import UrlHealth
     from .orchestrate import Orchestrator
 
 __all__ = ["Engine"]
@@ -52,6 +53,7 @@ class Engine:
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
                                    feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
+        self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
         self._extractive: Orchestrator | None = None  # the same pipeline without the LLM (the chat dossier's)
         self._conversations: Any = None  # ConversationStore, opened on the first chat turn
 
@@ -228,6 +230,18 @@ class Engine:
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
+
+    def url_health(self) -> UrlHealth:
+        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
+        if self._url_health is None:
+            from .answer.auditor.l4_urls import LocalCache, RedisCache
+            from .answer.auditor.l4_urls import UrlHealth as Checker
+
+            a = self.settings.auditor
+            cache = RedisCache(self.settings.redis_url) if self.settings.redis_url else LocalCache()
+            self._url_health = Checker(enabled=a.url_health, timeout_s=a.url_timeout_s, ttl_s=a.url_cache_ttl_s,
+                                       cache=cache, allow_private=a.url_allow_private)
+        return self._url_health
 
     def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat

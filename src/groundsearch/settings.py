@@ -22,6 +22,7 @@ from .types import CollectionSpec, FieldSpec
 
 __all__ = [
     "ApiSettings",
+    "AuditorSettings",
     "AssistantSettings",
     "ChatSettings",
     "IntentSettings",
@@ -117,6 +118,17 @@ class LLMSettings(_Frozen):
     @property
     def enabled(self) -> bool:
         return bool(self.base_url or self.gguf_path)
+
+
+class AuditorSettings(_Frozen):
+    """The reply auditor. Link health is off by default: an air-gapped deployment has no outside network, and a
+    reply then says so instead of implying its links were checked."""
+
+    url_health: bool = False
+    url_timeout_s: float = Field(default=3.0, gt=0)
+    url_cache_ttl_s: int = Field(default=24 * 3600, ge=1)
+    url_allow_private: bool = False  # probe loopback / private addresses (SSRF); only for tests and intranets
+    max_rerolls: int = Field(default=2, ge=0, le=2)
 
 
 class ApiSettings(_Frozen):
@@ -222,6 +234,7 @@ class Settings(_Frozen):
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
+    auditor: AuditorSettings = AuditorSettings()
     chat: ChatSettings = ChatSettings()
     assistants: dict[str, AssistantSettings] = {}
 
@@ -261,7 +274,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
         if not name.replace("_", "").replace("-", "").isalnum():
             raise ConfigError(f"{where}: collection names use letters, digits, '-' and '_' only")
         known = {"kind", "description", "fields", "title", "text_fields", "id_field", "date_field", "url_field",
-                 "table_columns", "labels"}
+                 "table_columns", "labels", "source_field"}
         unknown = set(table) - known
         if unknown:
             raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
@@ -275,7 +288,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 raise ConfigError(f"{where}.fields.{fname}: type must be one of {sorted(_FIELD_TYPES)}, got {ftype!r}")
             fields.append(FieldSpec(name=fname, type=ftype, label=labels.get(fname)))
         names = {f.name for f in fields}
-        for key in ("id_field", "date_field", "url_field"):
+        for key in ("id_field", "date_field", "url_field", "source_field"):
             if table.get(key) and table[key] not in names:
                 raise ConfigError(f"{where}.{key} names {table[key]!r}, which is not in {where}.fields")
         for key in ("text_fields", "table_columns"):
@@ -294,6 +307,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 date_field=table.get("date_field"),
                 url_field=table.get("url_field"),
                 table_columns=tuple(table.get("table_columns", ())),
+                source_field=table.get("source_field"),
             )
         )
     return tuple(specs)
@@ -342,6 +356,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "TELEMETRY_RAW_QUERY": "telemetry.store_raw_query",
         "TELEMETRY_RETENTION_DAYS": "telemetry.retention_days",
         "HOST": "api.host",
+        "URL_HEALTH": "auditor.url_health",
         "PORT": "api.port",
     }
     for suffix, path in simple.items():

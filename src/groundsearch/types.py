@@ -60,6 +60,7 @@ class CollectionSpec:
     date_field: str | None = None
     url_field: str | None = None
     table_columns: tuple[str, ...] = ()  # records: columns of a table result, in order
+    source_field: str | None = None  # records: who published an item; trending counts distinct sources by it
 
     def field(self, name: str) -> FieldSpec | None:
         for spec in self.fields:

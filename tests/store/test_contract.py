@@ -562,3 +562,23 @@ def test_review_filters_combine_with_tenant_and_each_other(reviewed: Store) -> N
     assert review_legs(reviewed, f) == ({"due"}, {"due"}, 1)
     f = SearchFilter(tenant="", review_due_before=dt.date(2026, 6, 30), review_statuses=("unverified",))
     assert review_legs(reviewed, f) == (set(), set(), 0)
+
+
+def test_dated_mentions_and_browse_rows_admit_only_what_the_filter_does(store: Store) -> None:
+    store.upsert([
+        write("a", "x", "y", date=dt.date(2026, 1, 5), entities=(("rust", "wasm"), ("rust",)),
+              fields={"review_status": "flagged", "next_review_date": dt.date(2026, 2, 1)}),
+        write("b", "x", date=dt.date(2026, 1, 6), entities=(("rust",),)),
+        write("undated", "x", entities=(("rust",),)),
+        write("draft", "x", date=dt.date(2026, 1, 7), status="draft", entities=(("rust",),)),
+        write("theirs", "x", date=dt.date(2026, 1, 8), tenant="t2", entities=(("rust",),)),
+    ])
+    mine = SearchFilter(tenant="")
+    # once per (entity, item) however many chunks mention it; undated items have no place on a timeline
+    assert sorted(store.dated_mentions(mine)) == [
+        ("rust", "a", dt.date(2026, 1, 5)), ("rust", "b", dt.date(2026, 1, 6)), ("wasm", "a", dt.date(2026, 1, 5))]
+    assert store.dated_mentions(SearchFilter(tenant="t2")) == [("rust", "theirs", dt.date(2026, 1, 8))]
+    assert store.browse_rows(mine) == [("a", dt.date(2026, 1, 5), "2026-02-01", "flagged"),
+                                       ("b", dt.date(2026, 1, 6), None, None), ("undated", None, None, None)]
+    assert [r[0] for r in store.browse_rows(SearchFilter(tenant="", review_statuses=("unverified",)))] == [
+        "b", "undated"]

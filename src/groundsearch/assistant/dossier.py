@@ -2,7 +2,8 @@
 
 (a) Qualification signals (scale, budget, …) are read from the user's words by the assistant's configured
 patterns, merged with the stored ones, and dropped when the user contradicts them. They steer the
-conversation only: the retrieval request is the user's text, nothing added.
+conversation only: the retrieval request is the user's text with the clauses stating a signal taken out, and
+nothing of the stored signals added.
 (b) Retrieval entities are the query's names resolved against the entity graph — exactly, through the
 assistant's aliases, or by a synonym edge (name-embedding cosine ≥ ``graph.SYNONYM_COSINE``, HippoRAG's rule) —
 plus configured terms, typed into the assistant's retrieval fields.
@@ -13,6 +14,7 @@ entities then *boost* it: results naming more of them move up, in stable order, 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -23,7 +25,7 @@ from ..orchestrate import fold
 from ..query.graph import SYNONYM_COSINE
 from ..types import Event, SearchFilter, SearchRequest
 from .config import Assistant
-from .signals import update_signals
+from .signals import retrieval_query, update_signals
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -46,6 +48,7 @@ class Dossier:
     supported_entities: tuple[str, ...]
     source_urls: tuple[str, ...]
     grounded: bool  # sources exist and the relevance gate passed
+    query: str = ""  # what retrieval searched for (the user's text less its signal clauses)
     answer: tuple[Mapping[str, Any], ...] = ()  # the extractive answer's sentences, citations as source numbers
     dropped_signals: tuple[Mapping[str, Any], ...] = ()
     asked: tuple[str, ...] = field(default=())
@@ -53,7 +56,7 @@ class Dossier:
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("asked")
-        return out
+        return json.loads(json.dumps(out, default=str))  # the JSON shape, as stored and as sent
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -147,7 +150,8 @@ def constraints_from_sources(sources: Sequence[Mapping[str, Any]]) -> tuple[tupl
     """``(supported_entities, source_urls)``: the auditor's constraint set, a pure function of the sources.
 
     Entities are every source's graph entities and its keyword/list field values (products, venues, authors),
-    de-duplicated by normalised form (first spelling kept) and sorted case-insensitively; URLs are the sources'
+    de-duplicated by normalised form (the smallest spelling kept, so the order of sources never matters) and
+    sorted case-insensitively; URLs are the sources'
     links in source order, each once."""
     names: dict[str, str] = {}
     for s in sources:
@@ -158,7 +162,7 @@ def constraints_from_sources(sources: Sequence[Mapping[str, Any]]) -> tuple[tupl
         for v in values:
             norm = normalize_entity(v)
             if norm:
-                names.setdefault(norm, v.strip())
+                names[norm] = min(names.get(norm, v.strip()), v.strip())
     entities = tuple(sorted(names.values(), key=lambda v: (v.casefold(), v)))
     urls = tuple(dict.fromkeys(str(s["url"]) for s in sources if s.get("url")))
     return entities, urls
@@ -184,7 +188,12 @@ def dossier_stream(engine: Engine, assistant: Assistant, query: str, state: Mapp
                    tenant: str | None, sources_max: int = 6) -> Generator[Event, None, Dossier]:
     """Yields the search stage events; returns the ``Dossier`` (``dossier = yield from dossier_stream(...)``)."""
     signals, dropped = update_signals(assistant, state.get("signals") or [], query, turn=int(state.get("turns", 0)) + 1)
-    request = SearchRequest(query=query, limit=20, collections=assistant.collections or None)
+    searched = retrieval_query(assistant, query)
+    if searched == query and (dropped or len(signals) > len(state.get("signals") or [])) and state.get("last_query"):
+        # a turn that only states or retracts a signal ("we have 2M docs", "no, I'm not a researcher") asks
+        # nothing new: the previous question is still the one the sources must answer
+        searched = str(state["last_query"])
+    request = SearchRequest(query=searched, limit=20, collections=assistant.collections or None)
     events: list[Event] = []
     for event in engine.extractive_stream(request, tenant=tenant):
         events.append(event)
@@ -221,7 +230,8 @@ def dossier_stream(engine: Engine, assistant: Assistant, query: str, state: Mapp
     return Dossier(
         retrieval_entities=tuple(entities), qualification_signals=tuple(signals), sources=sources,
         canonical_match=tuple(matches), suggested_discovery_question=_discovery(assistant, entities, signals, asked),
-        supported_entities=supported, source_urls=urls, grounded=grounded and bool(sources), answer=answer,
+        supported_entities=supported, source_urls=urls, grounded=grounded and bool(sources), query=searched,
+        answer=answer,
         dropped_signals=tuple(dropped), asked=asked,
     )
 

@@ -194,6 +194,7 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         "signals": list(dossier.qualification_signals),
         "retrieval_entities": list(dossier.retrieval_entities),
         "asked": asked[-20:],
+        "last_query": dossier.query,
         "turns": int(state.get("turns", 0)) + 1,
         "handoffs": list(state.get("handoffs") or []) + ([out.handoff] if out.handoff else []),
     }

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from . import sqlite_curation as curation
 from . import sqlite_graph as graph
 from .base import page_from
 from .keyword_tantivy import KeywordIndex
@@ -436,6 +437,16 @@ class SQLiteStore:
     def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
         with self._lock:
             return graph.top_terms(self._conn, filter, limit)
+
+    def dated_mentions(self, filter: SearchFilter) -> list[tuple[str, str, dt.date]]:
+        with self._lock:
+            self._refresh()
+            return curation.dated_mentions(self._conn, filter)
+
+    def browse_rows(self, filter: SearchFilter) -> list[tuple[str, dt.date | None, str | None, str | None]]:
+        with self._lock:
+            self._refresh()
+            return curation.browse_rows(self._conn, filter)
 
     # ================================================================================ metadata
 

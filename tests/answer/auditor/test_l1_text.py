@@ -87,3 +87,8 @@ def test_sources_are_not_mutated_by_fixing():
     before = dict(SOURCES)
     l1_fix("Source: https://fabricated.example/report", CONSTRAINTS)
     assert dict(CONSTRAINTS.sources) == before
+
+
+def test_a_see_for_details_sentence_around_an_unknown_link_goes_whole():
+    assert l1_fix("See https://made-up.example/setup for details.", CONSTRAINTS).text == ""
+    assert l1_fix("Learn more at https://made-up.example/x", CONSTRAINTS).text == ""

@@ -112,3 +112,31 @@ def test_streaming_audits_paragraph_by_paragraph_and_says_which_was_replaced():
     assert [e["paragraph"] for e in events] == [0, 1]
     assert events[0]["replaced"] is True and MARKER in events[0]["text"]
     assert events[1]["replaced"] is False and events[1]["text"] == "Acme Search cut query latency by 40%."
+
+
+def test_a_reroll_that_pastes_a_passage_keeps_its_first_new_sentence():
+    pasted = ("Acme Search uses Tantivy for keyword retrieval. In 2024 Acme Search cut query latency by 40% "
+              "after moving to impact-ordered postings. https://acme.example/docs/latency")
+    reply = audit_reply(FABRICATION, CONSTRAINTS, reroll=Scripted(pasted))
+    assert reply.units[1].status == "rerolled"
+    assert reply.units[1].text == ("In 2024 Acme Search cut query latency by 40% after moving to "
+                                   "impact-ordered postings. https://acme.example/docs/latency")
+    assert reply.text.count("Acme Search uses Tantivy for keyword retrieval.") == 1
+
+
+def test_a_reroll_that_only_repeats_the_reply_fails():
+    reroll = Scripted("Acme Search uses Tantivy for keyword retrieval.", "Acme Search cut query latency by 40%.")
+    reply = audit_reply(FABRICATION, CONSTRAINTS, reroll=reroll)
+    assert reply.units[1].status == "marked"
+    assert any("only repeats the rest of the reply" in t for t in reply.trace)
+
+
+def test_chat_dossier_sources_give_canonical_urls_and_n_citations_pass_through():
+    dossier = {"supported_entities": ["acme search"], "source_urls": ["https://acme.example/docs/latency"],
+               "sources": [{"id": "docs:a#0", "n": 1, "title": "Latency", "url": "https://acme.example/docs/latency",
+                            "text": "Acme Search cut latency by 40%.", "entities": ["acme search"]}]}
+    c = Constraints.from_dossier(dossier)
+    assert c.canonical_urls == {"acme search": "https://acme.example/docs/latency"}
+    reply = audit_reply("Acme Search cut latency by 40% [1]. Acme Search docs: [here](https://acme.example/v2).", c)
+    assert reply.text == ("Acme Search cut latency by 40% [1]. "
+                          "Acme Search docs: [Acme Search](https://acme.example/docs/latency).")

@@ -75,7 +75,9 @@ def audit_reply(text: str, constraints: Constraints, *, reroll: Reroll | None = 
     units: list[Unit] = []
     trace: list[str] = []
     seen: set[str] = set()
-    for index, (paragraph, line, original) in enumerate(split_units(text)):
+    pieces = split_units(text)
+    others = {" ".join(u.casefold().split()) for _, _, u in pieces}
+    for index, (paragraph, line, original) in enumerate(pieces):
         paragraph += paragraph_offset
         key = " ".join(original.casefold().split())
         if key in seen and len(key) > 20:
@@ -91,8 +93,13 @@ def audit_reply(text: str, constraints: Constraints, *, reroll: Reroll | None = 
             continue
         trace.extend(f"unit {index}: {r}" for r in reasons)
 
-        def recheck(candidate: str) -> tuple[str, tuple[str, ...]]:
-            out, _, problems = layers(candidate)
+        def recheck(candidate: str, own: str = key) -> tuple[str, tuple[str, ...]]:
+            # a model asked for one sentence often pastes a passage, neighbours included: keep its first
+            # sentence that the reply does not already say
+            fresh = [s for _, _, s in split_units(candidate) if " ".join(s.casefold().split()) not in others - {own}]
+            if not fresh:
+                return "", ("the restatement only repeats the rest of the reply",)
+            out, _, problems = layers(fresh[0])
             return out, problems
 
         outcome = reroll_unit(fixed, tuple(reasons), constraints, reroll, max_rerolls, recheck)

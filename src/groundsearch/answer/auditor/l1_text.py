@@ -39,9 +39,10 @@ _MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\((https?://[^\s)]+)\)")
 _BARE = re.compile(r"<?(https?://[^\s<>\])\"']+)>?")
 _GENERIC = re.compile(r"^(?:click here|here|this link|this page|link|read more|more|learn more|source|this|website|"
                       r"this article|see here|more info(?:rmation)?)$", re.IGNORECASE)
-# what is left of a sentence that only carried a link: "Source:", "See", "More at", "Link —"
-_EMPTY_REST = re.compile(r"^\W*(?:(?:see|source|sources|link|links|more|more info|read more|details|at|here|"
-                         r"visit|reference|ref|via)\b\W*)*$", re.IGNORECASE)
+# the words left of a sentence that only carried a link: "Source:", "See … for details", "More at", "Learn more here"
+_LINK_ONLY_WORDS = frozenset("""see source sources link links more info information read details detail at here visit
+reference references ref via for the full docs documentation page to learn check out please also you can find
+it this that more on about in""".split())
 _NAME = r"[A-Z][\w'’&.-]*"
 _STUDY = re.compile(rf"\b(?:[Tt]he |[Aa] |[Aa]n )?((?:{_NAME} ){{1,4}})(Study|Trial|Survey|Report|Index|Review)\b")
 _ET_AL = re.compile(rf"\b({_NAME}(?: (?:and|&) {_NAME})?) et al\.?(?: \(\d{{4}}\))?")
@@ -88,8 +89,8 @@ def classify_link(label: str | None, url: str, sentence: str, constraints: Const
         return "rescue", constraints.canonical_urls[entity]
     if label is not None:
         return "strip_link", ""
-    rest = sentence.replace(url, " ")
-    if _EMPTY_REST.match(_MD_LINK.sub(" ", rest).strip()):
+    rest = _MD_LINK.sub(" ", sentence.replace(url, " "))
+    if all(w.casefold() in _LINK_ONLY_WORDS for w in _WORD.findall(rest)):
         return "strip_sentence", ""
     return "strip_link", ""
 
@@ -98,6 +99,11 @@ def _label_for(url: str, constraints: Constraints) -> str | None:
     target = norm_url(url)
     for name, canonical in constraints.canonical_urls.items():
         if norm_url(canonical) == target:
+            # dossiers hold names normalised ("acme search"); the label reads as the sources spell it
+            pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+            for text in constraints.sources.values():
+                if m := pattern.search(text):
+                    return m.group(0)
             return name
     return None
 

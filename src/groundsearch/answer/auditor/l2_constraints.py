@@ -106,7 +106,7 @@ def check(text: str, constraints: Constraints, haystack: str | None = None) -> t
     known = [n for n in names if n not in unknown]
     known += [e for e in supported if e not in known and re.search(rf"(?<!\w){re.escape(e)}(?!\w)", low)]
     opener = _opening_name(text, constraints)
-    if opener and opener not in names and opener not in known:
+    if opener and not any(n.split()[0] == opener for n in (*names, *known)):
         # an opener only counts for the metric rule: alone it is too weak a sign to call it an invented name
         (known if grounded(opener) else names).append(opener)
     names += [k for k in known if k not in names]

@@ -32,6 +32,7 @@ __all__ = ["LocalCache", "RedisCache", "UrlHealth", "UrlStatus"]
 TIMEOUT_S = 3.0
 TTL_S = 24 * 3600
 MAX_PARALLEL = 8
+MAX_REDIRECTS = 5
 _HEAD_REFUSED = {403, 405, 501}  # servers that answer HEAD with these often serve GET fine
 
 
@@ -91,7 +92,7 @@ class RedisCache:
 
     def set(self, key: str, value: str, ttl_s: int) -> None:
         try:
-            self._client.setex(key, ttl_s, value)
+            self._client.set(key, value, ex=ttl_s)
         except Exception:  # a lost write only costs a re-check
             pass
 
@@ -132,29 +133,43 @@ class UrlHealth:
     def _key(url: str) -> str:
         return "groundsearch:urlhealth:" + sha256(url.encode()).hexdigest()
 
-    def _fetch(self, url: str) -> UrlStatus:
+    def _refusal(self, url: str) -> str | None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            return UrlStatus(url, False, None, reason="not an http(s) address")
+            return "not an http(s) address"
         if not self.allow_private and _private(parts.hostname):
-            return UrlStatus(url, False, None, reason="refused: a private or loopback address")
+            return "refused: a private or loopback address"
+        return None
+
+    def _fetch(self, url: str) -> UrlStatus:
+        if why := self._refusal(url):
+            return UrlStatus(url, False, None, reason=why)
         self.fetches += 1
-        timeout = httpx.Timeout(self.timeout_s)
+        target = url
         try:
-            with httpx.Client(timeout=timeout, follow_redirects=True, max_redirects=5,
+            with httpx.Client(timeout=httpx.Timeout(self.timeout_s), follow_redirects=False,
                               transport=self._transport) as client:
-                response = client.head(url)
-                if response.status_code in _HEAD_REFUSED:
-                    with client.stream("GET", url) as streamed:
-                        response = streamed
-                status = response.status_code
-                final = str(response.url)
+                # redirects are followed by hand so every hop passes the same address check (SSRF by redirect)
+                for _ in range(MAX_REDIRECTS + 1):
+                    response = client.head(target)
+                    if response.status_code in _HEAD_REFUSED:
+                        with client.stream("GET", target) as streamed:
+                            response = streamed
+                    if not response.is_redirect:
+                        break
+                    target = str(response.url.join(response.headers["location"]))
+                    if why := self._refusal(target):
+                        return UrlStatus(url, False, None, target, f"{why} (redirect)" if why.startswith(
+                            "refused") else why)
+                else:
+                    return UrlStatus(url, False, response.status_code, target, "too many redirects")
         except httpx.TimeoutException:
             return UrlStatus(url, False, None, reason=f"no answer within {self.timeout_s:g} s")
         except httpx.HTTPError as exc:
             return UrlStatus(url, False, None, reason=f"{type(exc).__name__}: {exc}"[:200])
+        status = response.status_code
         healthy = status < 400
-        return UrlStatus(url, healthy, status, final, "" if healthy else f"HTTP {status}")
+        return UrlStatus(url, healthy, status, target, "" if healthy else f"HTTP {status}")
 
     def check(self, url: str) -> UrlStatus:
         key = self._key(url)

@@ -61,10 +61,16 @@ class Constraints:
             for s in raw:
                 if isinstance(s, Mapping) and s.get("id") is not None:
                     texts.setdefault(str(s["id"]), "\n".join(str(s.get(k) or "") for k in ("title", "text", "url")))
-        canonical = dossier.get("canonical_urls") or {}
+        canonical = dict(dossier.get("canonical_urls") or {})  # type: ignore[call-overload]
+        if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)):
+            # no explicit map: an entity's canonical address is that of the first (best-ranked) source naming it
+            for s in raw:
+                if isinstance(s, Mapping) and s.get("url"):
+                    for name in s.get("entities") or ():
+                        canonical.setdefault(str(name), str(s["url"]))
         return cls(supported_entities=tuple(str(e) for e in dossier.get("supported_entities") or ()),  # type: ignore[union-attr]
                    source_urls=tuple(str(u) for u in dossier.get("source_urls") or ()),  # type: ignore[union-attr]
-                   canonical_urls=dict(canonical) if isinstance(canonical, Mapping) else {},
+                   canonical_urls=canonical,
                    sources=texts)
 
 
