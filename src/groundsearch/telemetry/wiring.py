@@ -15,7 +15,7 @@ from .report import Report, build_report
 
 __all__ = ["open_telemetry", "parse_when", "period_report", "telemetry_recorder"]
 
-_UNITS = {"m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
 def open_telemetry(settings: Settings, store_dir: Path | None = None) -> TelemetryStore:
@@ -43,7 +43,7 @@ def parse_when(text: str, now: dt.datetime) -> dt.datetime:
     """``30m`` / ``24h`` / ``7d`` / ``2w`` before ``now``, or an ISO date or datetime (UTC unless it says)."""
     from ..errors import InvalidInput
 
-    m = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
+    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text)
     if m:
         return now - dt.timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
     try:
