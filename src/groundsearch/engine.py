@@ -214,7 +214,9 @@ class Engine:
     def search(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> SearchResponse:
         from .orchestrate import fold
 
-        return fold(self.stream(request, tenant=tenant, surface=surface))
+        # surface only when not the default, so overrides of stream(request, tenant=) keep working
+        extra = {"surface": surface} if surface != "search" else {}
+        return fold(self.stream(request, tenant=tenant, **extra))
 
     def answer_pipeline(self) -> Orchestrator:
         """The one orchestrator (classify → plan → retrieve → normalize → synthesize → audit), built once."""
