@@ -229,8 +229,11 @@ class Engine:
 
             cascade = IntentCascade(self.settings, self.embedder, self.llm,
                                     on_shadow=self.recorder.shadow if self.recorder is not None else None)
+            from .curation import trending_topics
+
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
-                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
+                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version),
+                                        trending=partial(trending_topics, self.store, self.settings.collections))
         return self._answer
 
     def url_health(self) -> UrlHealth:
