@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -56,19 +57,21 @@ def test_report_figures() -> None:
 
 
 def test_cli_report_reads_the_store_beside_the_data(tmp_path: Path) -> None:
+    now = dt.datetime.now(dt.UTC)
     store = SQLiteTelemetry.open(tmp_path / "data" / "store" / "telemetry.sqlite")
-    for r in RECORDS:
-        store.record(r)
+    for r, age in zip(RECORDS, (dt.timedelta(minutes=1), dt.timedelta(minutes=2), dt.timedelta(hours=5),
+                                dt.timedelta(days=3))):
+        store.record(dataclasses.replace(r, created_at=now - age))
     for s in SHADOWS:
-        store.record_shadow(s)
+        store.record_shadow(dataclasses.replace(s, created_at=now - dt.timedelta(minutes=1)))
     store.close()
     runner = CliRunner()
-    result = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "report", "--since", "2h", "--json"],
+    result = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "report", "--since", "7d", "--json"],
                            env={"GROUNDSEARCH_EMBEDDER": "hash"})
     assert result.exit_code == 0, result.output
     body = json.loads(result.output)
     assert body["requests"] == 4 and body["shadow"]["disagreed"] == 2
-    recent = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "report", "--since", "90s"])
-    assert recent.exit_code == 0 and "UTC: 2 (ok 2)" in recent.output  # r0 and r1 are under 90 s old
+    recent = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "report", "--since", "3h"])
+    assert recent.exit_code == 0 and "UTC: 2 (ok 2)" in recent.output  # an hour of margin either side
     bad = runner.invoke(main, ["--data-dir", str(tmp_path / "data"), "report", "--since", "yesterday"])
     assert bad.exit_code == 2 and "neither a duration" in bad.output
