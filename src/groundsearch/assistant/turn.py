@@ -32,8 +32,11 @@ __all__ = ["fold_chat", "forget", "history", "leaks", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
-SOURCE_CHARS_FOR_MODEL = 320
-SOURCES_FOR_MODEL = 4
+# What the model reads of the dossier: enough to answer from, short enough that a 0.5B CPU model's prompt
+# stays near 1,000 tokens (prompt evaluation dominates its latency, MODELS.md: ~170 tok/s on an idle box).
+SOURCE_CHARS_FOR_MODEL = 260
+SOURCES_FOR_MODEL = 3
+PRIOR_REPLY_CHARS = 240
 
 
 def _conversation_id(value: str | None) -> str:
@@ -70,8 +73,8 @@ def _model_view(dossier: Dossier, handoff: Mapping[str, Any] | None) -> str:
         "qualification_signals": [{"signal": s["signal"], "value": s["value"]} for s in dossier.qualification_signals],
         "supported_entities": list(dossier.supported_entities[:25]),
         "source_urls": list(dossier.source_urls[:SOURCES_FOR_MODEL]),
-        "suggested_discovery_question": dossier.suggested_discovery_question,
-        "handoff_available": handoff["target"] if handoff else None,
+        "discovery_allowed": dossier.suggested_discovery_question is not None,
+        "handoff_allowed": handoff["target"] if handoff else None,
     }, ensure_ascii=False)
 
 
@@ -93,14 +96,13 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
                  handoff: Mapping[str, Any] | None, out: _Reply) -> None:
     llm = engine.llm
     assert llm is not None
-    thin = dossier.suggested_discovery_question is not None
     call = ToolCall(id="call_dossier", name="prepare_dossier", arguments={"query": text})
     messages = [ChatMessage("system", assistant.system_prompt)]
     for t in prior:
-        messages += [ChatMessage("user", t.user), ChatMessage("assistant", t.reply)]
+        messages += [ChatMessage("user", t.user), ChatMessage("assistant", t.reply[:PRIOR_REPLY_CHARS])]
     messages += [ChatMessage("user", text), ChatMessage("assistant", "", tool_calls=(call,)),
                  ChatMessage("tool", _model_view(dossier, handoff), tool_call_id=call.id)]
-    tools = tool_definitions(assistant, dossier, discovery=thin, handoff=handoff is not None)
+    tools = tool_definitions(assistant, engine.settings.chat.render_tools)
     completion = llm.complete(messages, max_tokens=engine.settings.chat.max_tokens, tools=[PREPARE_DOSSIER, *tools])
     out.mode = "llm"
     out.text = completion.text.strip()
@@ -108,10 +110,12 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}
         if c.name not in offered:
-            record["refused"] = "not offered this turn"
+            record["refused"] = "not offered"
         elif c.name == "ask_discovery_question":
             if out.discovery is not None:
                 record["refused"] = "one discovery question per turn"
+            elif dossier.suggested_discovery_question is None:
+                record["refused"] = "enough is known: no discovery question"
             else:
                 out.discovery = accept_discovery(assistant, dossier, c.arguments)
         elif c.name == "handoff_to_specialist":
@@ -181,7 +185,8 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current, settings)
+    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
+                       url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
     # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
     if leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
