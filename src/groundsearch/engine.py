@@ -220,8 +220,11 @@ class Engine:
             from .query.intent.cascade import IntentCascade
 
             cascade = IntentCascade(self.settings, self.embedder, self.llm)
+            from .curation import trending_topics
+
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
-                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
+                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version),
+                                        trending=partial(trending_topics, self.store, self.settings.collections))
         return self._answer
 
     def url_health(self) -> UrlHealth:

@@ -181,9 +181,12 @@ class AssistantSettings(_Frozen):
 class ChatSettings(_Frozen):
     default_assistant: str = "default"
     keep_turns: int = Field(default=50, ge=1, le=10_000)  # stored per conversation; older turns are dropped
-    prompt_turns: int = Field(default=4, ge=0, le=50)  # earlier turns the LLM sees
+    prompt_turns: int = Field(default=2, ge=0, le=50)  # earlier turns the LLM sees
     sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
-    max_tokens: int = Field(default=320, ge=16)
+    max_tokens: int = Field(default=200, ge=16)
+    # Render tools offered to the model; every one costs prompt tokens on each turn (all five: ~400 on Qwen's
+    # template), which a CPU model pays in seconds. The offline assistant always draws evidence cards.
+    render_tools: tuple[str, ...] = ("render_evidence_card", "render_recommendation")
 
 
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)

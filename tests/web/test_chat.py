@@ -6,6 +6,7 @@ LLM, because these tests check what the page does with the events, not what a mo
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -70,6 +71,8 @@ def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(d
     expect(turn.locator(".audit-note")).to_have_text("auditor: 1 claim(s) marked, 2 reroll(s)")
     cite = paragraphs.nth(0).locator("button.cite").first
     expect(cite).to_have_text("[1]")
+    cite.click()
+    expect(page.locator("#src-1")).to_have_class(re.compile(r"\bflash\b"))  # the cited source, highlighted
     desktop.shot("chat-audit-marker.png")
 
 

@@ -154,7 +154,9 @@ def build_server(engine: Engine) -> MCPServer:
         kind: Annotated[Kind, Field(description="passages (chunks), whole documents, or records")] = "chunks",
         collections: Annotated[list[str] | None, Field(description="restrict to these collections")] = None,
         filters: Annotated[dict[str, str | list[str]] | None, Field(
-            description="field -> value or values; date_from / date_to take YYYY-MM-DD")] = None,
+            description="field -> value or values; date_from / date_to take YYYY-MM-DD; review filters: "
+                        "review_status (verified/unverified/flagged), overdue_review ('true'), "
+                        "review_due_within_days (1-365), freshness (fresh/aging/stale)")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
         offset: Annotated[int, Field(ge=0, le=10_000)] = 0,
     ) -> Annotated[CallToolResult, FindResult]:

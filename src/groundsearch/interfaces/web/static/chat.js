@@ -1,6 +1,6 @@
 // groundsearch chat mode (/?mode=chat): one conversation painted from the SSE stream of POST /api/chat?stream=true.
 // Events: the search stages, then dossier, token, discovery, handoff, audit, reply, complete, error. Uses el(),
-// readEvents() and authHeaders() from app.js. Text is always set as text, never as HTML: a reply is model output.
+// readEvents(), authHeaders() and flashTo() from app.js. Text is always set as text, never as HTML: a reply is model output.
 "use strict";
 
 const MARKER_TEXT = "[could not verify this claim against the provided sources]";
@@ -33,13 +33,7 @@ function inline(text) {
 function sourceCite(n) {
   return el("button", {
     type: "button", class: "cite", "data-source": String(n), title: `source ${n}`, text: `[${n}]`,
-    onclick: () => {
-      const target = document.getElementById(`src-${n}`);
-      if (!target) return;
-      target.scrollIntoView({ behavior: "smooth", block: "center" });
-      target.classList.add("flash");
-      setTimeout(() => target.classList.remove("flash"), 1500);
-    },
+    onclick: () => flashTo(document.getElementById(`src-${n}`)),
   });
 }
 
