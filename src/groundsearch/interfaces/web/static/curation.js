@@ -198,7 +198,9 @@ $("#preset-save").addEventListener("click", savePreset);
 $("#preset-undo-button").addEventListener("click", undo);
 input.addEventListener("input", syncCards);
 renderPresets();
-(async () => {
+// Only the start page shows these; a search (?q=) or chat link opens without spending requests on them.
+const startParams = new URLSearchParams(location.search);
+if (!startParams.get("q") && startParams.get("mode") !== "chat") (async () => {
   const [topics] = await Promise.all([loadTrending(), loadBrowse()]);
   const names = [...$("#browse-form").elements.collections.options].map((o) => o.value).filter(Boolean);
   renderCards(names, topics);
