@@ -77,7 +77,11 @@ function setBrowseFilters(filters) {
     const field = form.elements[name];
     if (!field) continue;
     if (field.type === "checkbox") field.checked = filters[name] === "true";
-    else field.value = filters[name] || (name === "sort" ? "date" : "");
+    else {
+      // a preset can be applied before the first browse answer listed the collections
+      if (name === "collections" && filters[name]) fillCollections([filters[name]]);
+      field.value = filters[name] || (name === "sort" ? "date" : "");
+    }
   }
 }
 
@@ -119,8 +123,8 @@ async function loadBrowse(more = false) {
 
 function fillCollections(names) {
   const select = $("#browse-form").elements.collections;
-  if (select.options.length > 1) return;
-  select.append(...names.map((n) => el("option", { value: n, text: n })));
+  const have = new Set([...select.options].map((o) => o.value));
+  select.append(...names.filter((n) => !have.has(n)).map((n) => el("option", { value: n, text: n })));
 }
 
 // ---- presets -----------------------------------------------------------------------------------------------
