@@ -32,7 +32,7 @@ from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
-from .fusion import Fused, fuse_runs, reciprocal_rank_fusion
+from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion
 from .gate import judge_legs
 from .graph import graph_hits
 from .rewrite import PRF_DOCS, prf_terms, rocchio
@@ -285,6 +285,8 @@ class Retriever:
         if len(ranked) == 1 and plan.profile in ("keyword", "vector"):
             ((leg, hits),) = ranked.items()
             return [Fused(key, score, (LegScore(leg, i + 1, score),)) for i, (key, score) in enumerate(hits)]
+        if plan.fusion == "zscore" and plan.profile == "rrf":
+            return zscore_fusion(ranked)
         fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
         if plan.profile == "weighted":
             fused = self._weighted(plan, query, ranked, fused)
