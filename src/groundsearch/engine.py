@@ -32,6 +32,7 @@ from .types import (
 
 if TYPE_CHECKING:
     from .orchestrate import Orchestrator
+    from .query.gate import GateCalibration
 
 __all__ = ["Engine"]
 
@@ -217,6 +218,23 @@ class Engine:
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
+
+    def gate_best_cosine(self, query: str, *, tenant: str | None = None) -> float:
+        """The best cosine the gate would judge for ``query`` (its first pass, default plan, gate off)."""
+        _, plan = self.answer_pipeline().plan(SearchRequest(query=query, limit=10, threshold=0.0), tenant=tenant)
+        gate = self.retriever.retrieve(plan).gate
+        return gate.best_score if gate is not None else 0.0
+
+    def calibrate_gate(self, own: Sequence[str], offtopic: Sequence[str]) -> GateCalibration:
+        """Measure the gate threshold on questions this store should answer (``own``) and ones it should not,
+        and store it with the embedder's id in the store's metadata, where every later plan reads it."""
+        from .query.gate import calibrate, gate_meta_key
+
+        cal = calibrate(self.embedder.model_id, [self.gate_best_cosine(q) for q in own],
+                        [self.gate_best_cosine(q) for q in offtopic])
+        self.store.meta_set(gate_meta_key(cal.model_id), cal.to_json())
+        self.retriever.clear_cache()
+        return cal
 
     def clear_caches(self) -> dict[str, int]:
         """Drop in-process caches: memoised query vectors and the answer pipeline with its intent cache

@@ -151,7 +151,8 @@ class Orchestrator:
     def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
               profile: PlanProfile | None = None) -> RetrievalPlan:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
-                              embedder_id=self.retriever.embedder.model_id, profile=profile)
+                              embedder_id=self.retriever.embedder.model_id, profile=profile,
+                              stored_gate=self.retriever.stored_gate_threshold())
 
     # ---- the orchestrator -----------------------------------------------------------------------
 

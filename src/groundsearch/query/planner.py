@@ -140,10 +140,12 @@ def plan_retrieval(
     today: dt.date,
     embedder_id: str = "",
     profile: PlanProfile | None = None,
+    stored_gate: float | None = None,
 ) -> RetrievalPlan:
     """Decide collections, pattern, legs, filters, k, rewrite, rerank, gate (threshold, depth, retry),
-    horizon relaxation and merge rule for one request. ``embedder_id`` picks the gate threshold calibrated
-    for that embedder; ``profile`` overrides decisions by name (eval / bench retrievers).
+    horizon relaxation and merge rule for one request. ``stored_gate`` is the gate threshold calibrated on
+    the store's data for the embedder ``embedder_id`` (else the table's for it); ``profile`` overrides
+    decisions by name (eval / bench retrievers).
 
     Raises ``InvalidQuery`` / ``InvalidFilter`` / ``UnknownCollection`` for bad user input, exactly as
     plain search does: the planner validates what the user typed, never what the intent guessed.
@@ -261,9 +263,10 @@ def plan_retrieval(
         gate = request.threshold
         reasons.append(f"gate threshold {gate:g} (from the request)")
     else:
-        gate = threshold_for(embedder_id, r.gate_threshold)
+        gate = threshold_for(embedder_id, r.gate_threshold, stored_gate)
         source = "configured" if r.gate_threshold is not None else (
-            f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
+            f"calibrated on this store's data for {embedder_id}" if stored_gate is not None
+            else f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
         reasons.append(f"gate threshold {gate:g} ({source})")
     retry = reformulate(intent, query) if gate > 0 else None
     if gate > 0:

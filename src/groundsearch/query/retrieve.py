@@ -33,7 +33,7 @@ from ..store.base import ChunkView, Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
 from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion
-from .gate import judge_legs
+from .gate import gate_meta_key, judge_legs, parse_calibration
 from .graph import graph_hits
 from .rewrite import PRF_DOCS, prf_terms, rocchio
 from .scoring import signals, weighted_score
@@ -119,13 +119,25 @@ class Retriever:
         self._query_vectors: dict[str, np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
         self._names = _NameVectors(embedder)
+        self._gate: tuple[float | None] | None = None  # the stored calibration, read once (None: not yet read)
 
     def clear_cache(self) -> int:
-        """Forget memoised query vectors (for cold timings, or an operator's cache clear); returns how many."""
+        """Forget memoised query vectors and the stored gate threshold (for cold timings, after a calibration,
+        or an operator's cache clear); returns how many vectors."""
         with self._vectors_lock:
             n = len(self._query_vectors)
             self._query_vectors.clear()
+            self._gate = None
         return n
+
+    def stored_gate_threshold(self) -> float | None:
+        """The gate threshold ``Engine.calibrate_gate`` stored for this embedder, read once per process (a
+        per-search metadata read would cost Postgres a round trip); ``None`` when never calibrated."""
+        cached = self._gate
+        if cached is None:
+            cal = parse_calibration(self.store.meta_get(gate_meta_key(self.embedder.model_id)), self.embedder.model_id)
+            cached = self._gate = (cal.threshold if cal is not None else None,)
+        return cached[0]
 
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
