@@ -47,7 +47,8 @@ class Engine:
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
-        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker)
+        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
+                                   llm=llm)
         self._answer: Orchestrator | None = None  # built on first search
 
     # ---- lifecycle ------------------------------------------------------------------------------

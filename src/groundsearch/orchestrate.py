@@ -152,7 +152,7 @@ class Orchestrator:
               profile: PlanProfile | None = None) -> RetrievalPlan:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
                               embedder_id=self.retriever.embedder.model_id, profile=profile,
-                              stored_gate=self.retriever.stored_gate_threshold())
+                              stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None)
 
     # ---- the orchestrator -----------------------------------------------------------------------
 

@@ -63,3 +63,24 @@ def test_calibrate_gate_stores_the_threshold_and_later_plans_use_it(tmp_path: Pa
     with Engine.open(settings, embedder=embedder) as reopened:  # persisted, not a process-local setting
         _, plan = reopened.answer_pipeline().plan(SearchRequest(query="zebra"))
         assert plan.gate_threshold == cal.threshold
+
+
+def test_a_store_that_cannot_read_its_metadata_plans_with_the_fallback_and_retries_later() -> None:
+    from groundsearch.errors import StoreUnavailable
+    from groundsearch.query.retrieve import Retriever
+
+    class Flaky:
+        down = True
+
+        def meta_get(self, key: str) -> str | None:
+            if self.down:
+                raise StoreUnavailable("connection refused")
+            return calibrate("hash", [0.6] * 10, [0.2] * 10).to_json()
+
+    store = Flaky()
+    embedder = HashEmbedder(dim=16)
+    embedder.model_id = "hash"  # type: ignore[misc]
+    r = Retriever(store, embedder, Settings().retrieval, ())  # type: ignore[arg-type]
+    assert r.stored_gate_threshold() is None
+    store.down = False
+    assert r.stored_gate_threshold() == 0.4  # not cached while down

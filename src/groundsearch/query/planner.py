@@ -77,6 +77,7 @@ PLAN_PROFILES: dict[str, PlanProfile] = {p.name: p for p in (
     PlanProfile("hybrid+prf", scoring="rrf", graph=False, rewrite="prf", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+multi", scoring="rrf", graph=False, rewrite="multi_query", rerank=False, fusion="rrf"),
+    PlanProfile("zscore+hyde", scoring="rrf", graph=False, rewrite="hyde", rerank=False, fusion="zscore"),
     PlanProfile("hybrid+rerank", scoring="rrf", graph=False, rewrite="none", rerank=True, fusion="rrf"),
 )}
 
@@ -141,6 +142,7 @@ def plan_retrieval(
     embedder_id: str = "",
     profile: PlanProfile | None = None,
     stored_gate: float | None = None,
+    has_llm: bool = False,
 ) -> RetrievalPlan:
     """Decide collections, pattern, legs, filters, k, rewrite, rerank, gate (threshold, depth, retry),
     horizon relaxation and merge rule for one request. ``stored_gate`` is the gate threshold calibrated on
@@ -244,8 +246,10 @@ def plan_retrieval(
         subs = tuple(sub_queries(intent, query))
         if not subs:
             rewrite, why = "none", "multi-query, but nothing to split the question on"
-    if rewrite == "hyde":
-        rewrite, why = "none", "HyDE needs an LLM in the retriever, which is not wired"
+    if rewrite == "hyde" and not has_llm:
+        rewrite, why = "none", "HyDE needs a configured LLM"
+    elif rewrite == "hyde" and "vector" not in legs:
+        rewrite, why = "none", "HyDE moves the vector leg, which this plan does not run"
     reasons.append(f"rewrite {rewrite} ({why})" + (f": {' | '.join(subs)}" if subs else ""))
 
     r = settings.retrieval
