@@ -34,6 +34,7 @@ from .query.filters import build_filter, validate_query
 from .query.gate import judge
 from .query.planner import PlanProfile, plan_retrieval
 from .query.retrieve import Retriever
+from .query.trending import asks_for_trending, trending_table
 from .settings import Settings
 from .types import (
     Diagnostics,
@@ -44,6 +45,7 @@ from .types import (
     Intent,
     Prose,
     RetrievalPlan,
+    SearchFilter,
     SearchRequest,
     SearchResponse,
     Sentence,
@@ -101,6 +103,7 @@ class Orchestrator:
         llm: LLM | None = None,
         load_prompt: Callable[[str], str] | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        trending: Callable[..., Any] | None = None,
     ) -> None:
         self.settings = settings
         self.retriever = retriever
@@ -109,6 +112,7 @@ class Orchestrator:
         self.load_prompt = load_prompt
         self.today = today
         self.specs = {c.name: c for c in settings.collections}
+        self.trending = trending  # curation.trending_topics bound to the store: "what's trending" asks
 
     # ---- stages ---------------------------------------------------------------------------------
 
@@ -154,6 +158,20 @@ class Orchestrator:
                               embedder_id=self.retriever.embedder.model_id, profile=profile,
                               stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None)
 
+    def _trending(self, intent: Intent, plan: RetrievalPlan, run: _Run) -> list[StructuredResult]:
+        """The trending table for a "what's trending" request, over the plan's collections and governance (not
+        its date filter: the baseline windows reach back before the horizon); the cascade's horizon is the
+        window, and a failure only drops the table."""
+        f = SearchFilter(collections=plan.collections, statuses=plan.filter.statuses,
+                         include_superseded=plan.filter.include_superseded, tenant=plan.filter.tenant)
+        try:
+            kwargs = {"horizon_days": intent.horizon_days} if intent.horizon_days else {}
+            result = self.trending(f, today=self.today(), **kwargs)  # type: ignore[misc]
+        except Exception as exc:
+            run.degraded.append(f"trending: failed ({type(exc).__name__}: {exc}); no trending table")
+            return []
+        return [trending_table(result)] if result.topics else []
+
     # ---- the orchestrator -----------------------------------------------------------------------
 
     def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
@@ -190,6 +208,8 @@ class Orchestrator:
         except Exception as exc:  # structured results are extra: the results list still answers
             results = []
             run.degraded.append(f"normalize: failed ({type(exc).__name__}: {exc}); no structured results")
+        if self.trending is not None and asks_for_trending(query):
+            results = [*self._trending(intent, plan, run), *results]
         run.lap("normalize", t)
         for result in results:
             yield Event(result.kind, result.model_dump(mode="json"))

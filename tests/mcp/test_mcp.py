@@ -21,20 +21,24 @@ GROUNDSEARCH = Path(sys.executable).parent / "groundsearch"
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("mcp")
-    make_engine(tmp, make_settings(tmp)).close()  # ingests the fixture corpus into tmp/data
+    with make_engine(tmp, make_settings(tmp)) as engine:  # ingests the fixture corpus into tmp/data
+        reviewed = tmp / "reviewed.jsonl"  # one record a curator flagged, for the review filters
+        reviewed.write_text('{"product": "Atlas", "version": "0.1", "date": "2020-01-01", "notes": "legacy atlas", '
+                            '"review_status": "flagged", "next_review_date": "2021-01-01"}\n', encoding="utf-8")
+        assert not engine.ingest([reviewed], "releases").errors
     path = tmp / "server.toml"
     path.write_text(f'data_dir = "{tmp / "data"}"\nembedder = "hash"\n' + CONFIG, encoding="utf-8")
     return path
 
 
-def call(config: Path, calls: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
+def call(config: Path, calls: list[dict[str, Any]], tool: str = "find") -> tuple[list[str], list[Any]]:
     async def run() -> tuple[list[str], list[Any]]:
         params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(config), "mcp"],
                                        env={"PATH": os.environ.get("PATH", "")}, cwd=str(config.parent))
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = [t.name for t in (await session.list_tools()).tools]
-            results = [await session.call_tool("find", arguments) for arguments in calls]
+            results = [await session.call_tool(tool, arguments) for arguments in calls]
             return tools, results
 
     return asyncio.run(asyncio.wait_for(run(), 120))
@@ -48,7 +52,7 @@ def test_find_returns_markdown_and_structured_content_with_paging(config: Path) 
         {"similar_to": "PLACEHOLDER"},
         {"query": "x", "filters": {"colour": "red"}},
     ])
-    assert tools == ["find"]
+    assert tools == ["find", "chat"]
 
     page1 = FindResult.model_validate(first.structured_content)
     page2 = FindResult.model_validate(second.structured_content)
@@ -87,3 +91,25 @@ def test_markdown_is_truncated_at_10000_characters() -> None:
     text = render_markdown(result)
     assert len(text) <= 10_000 and text.endswith("the structured content has every result]")
     assert len(render_markdown(result.model_copy(update={"results": [hit]}))) < 10_000
+
+
+def test_chat_tool_keeps_a_conversation(config: Path) -> None:
+    """Two turns over stdio: the second continues the first by its id, and sees the signal it stated."""
+    _, (first,) = call(config, [{"message": "atlas release notes"}], tool="chat")
+    assert not first.is_error
+    cid = first.structured_content["conversation_id"]
+    assert f"conversation_id: {cid}" in first.content[0].text
+    _, (second,) = call(config, [{"message": "we have 3 million documents", "conversation_id": cid}], tool="chat")
+    assert second.structured_content["turn"] == 2
+    assert [s["signal"] for s in second.structured_content["dossier"]["qualification_signals"]] == ["scale"]
+
+
+def test_find_takes_the_review_filters(config: Path) -> None:
+    _, (flagged, overdue, bad) = call(config, [
+        {"query": "atlas", "kind": "records", "filters": {"review_status": "flagged"}},
+        {"query": "atlas", "kind": "records", "filters": {"overdue_review": "true", "freshness": "stale"}},
+        {"query": "atlas", "filters": {"review_due_within_days": "0"}},
+    ])
+    assert [h.title for h in FindResult.model_validate(flagged.structured_content).results] == ["Atlas 0.1"]
+    assert [h.title for h in FindResult.model_validate(overdue.structured_content).results] == ["Atlas 0.1"]
+    assert bad.is_error and "review_due_within_days" in bad.content[0].text

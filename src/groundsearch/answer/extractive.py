@@ -29,6 +29,7 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from .answer_type import AnswerType, answer_spans, choices, expected_type
+from .answerable import best_span, confident, nested, only_a_year
 from .sentence_vectors import SentenceVectors
 from .sentences import is_prose, split_sentences
 
@@ -49,9 +50,12 @@ W_SIM, W_TERMS, W_TYPE, W_POS, W_RANK = 0.45, 0.35, 0.15, 0.03, 0.2
 W_BRIDGE = 0.2  # the bridge step's weight (0 turns it off)
 # An answer-bearing sentence: similar enough to the question or covering enough of its weight.
 SIM_MIN, COVER_MIN = 0.45, 0.5
+# ... or, in a passage that covers most of it, a sentence whose subject is a pronoun or "the game"
+# ("It was released in Japan on November 21, 1998" under a heading-less snippet about Ocarina of Time).
+CONTEXT_MIN = 0.75
+BEARING_VOTERS = 6  # the best answer-bearing sentences that vote on the answer span
 # A sentence shown after "no sentence answers this directly": on the topic at all.
 RELATED_SIM, RELATED_COVER = 0.3, 0.25
-CONFIDENT_COVER, TOPIC_SHARE = 0.7, 0.3  # see _confident
 CONFLICT_OVERLAP = 0.6  # Jaccard of the words two sentences share (answer spans aside) to be "the same claim"
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 _WORDS = re.compile(r"\w+")
@@ -67,6 +71,7 @@ class Candidate:
     spans: tuple[str, ...] = ()
     sim: float = 0.0
     cover: float = 0.0
+    context: float = 0.0  # the share of the question's weight its whole passage covers
     score: float = 0.0
     vector: np.ndarray | None = field(default=None, repr=False)
 
@@ -107,7 +112,7 @@ def _norm(span: str) -> str:
 def _answer_bearing(c: Candidate, atype: AnswerType, years: set[str]) -> bool:
     """Close enough to the question, holding a span of the asked type, and naming the question's years:
     "Who won Wimbledon in 2019?" is not answered by a sentence about 2018."""
-    if c.sim < SIM_MIN and c.cover < COVER_MIN:
+    if c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
         return False
     if years and not years <= set(_YEAR.findall(c.hit.chunk.text)):
         return False
@@ -118,8 +123,12 @@ def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, a
     q_terms = analyze(query)
     weights = _weights(q_terms, pool)
     total = sum(weights.values()) or 1.0
+    passages: dict[str, frozenset[str]] = {}
     for c in pool:
         c.cover = sum(w for t, w in weights.items() if t in c.terms) / total
+        if c.hit.id not in passages:
+            passages[c.hit.id] = frozenset(analyze(f"{c.hit.item.title} {c.hit.chunk.text}"))
+        c.context = sum(w for t, w in weights.items() if t in passages[c.hit.id]) / total
         c.spans = tuple(answer_spans(c.text, atype, query))
         # until (unless) the sentence is embedded, its chunk's cosine from the vector leg stands in for it
         c.sim = max((ls.score for ls in c.hit.legs if ls.leg == "vector"), default=0.0)
@@ -221,80 +230,6 @@ def _conflict(bearing: Sequence[Candidate]) -> tuple[Candidate, str, Candidate, 
     return None
 
 
-def _proximity(c: Candidate, span: str, asked: set[str]) -> float:
-    """1 for a span next to the question's words in the sentence, falling with the distance in words:
-    in "France beat Croatia to win the 2018 final", "France" sits by "win ... 2018 final"."""
-    words = c.text.split()
-    hits = [i for i, w in enumerate(words) if asked & set(analyze(w))]
-    first = _norm(span).split()[:1]
-    at = [i for i, w in enumerate(words) if first and _norm(w).split()[:1] == first]
-    if not hits or not at:
-        return 0.5
-    return 1.0 / (1.0 + 0.25 * min(abs(i - j) for i in at for j in hits))
-
-
-def _best_span(bearing: Sequence[Candidate], query: str) -> tuple[str, list[Candidate]]:
-    """The span with the most score behind it among the answer-bearing sentences, and who holds it: each
-    sentence votes its score for each of its spans, weighted by how close the span sits to the question's
-    words, so a value several sources give near the asked-about words wins."""
-    asked = set(analyze(query))
-    votes: dict[str, float] = {}
-    shown: dict[str, str] = {}
-    for c in bearing:
-        for span in c.spans:
-            key = _norm(span)
-            votes[key] = votes.get(key, 0.0) + c.score * _proximity(c, span, asked)
-            shown.setdefault(key, span)
-    key = max(votes, key=lambda k: votes[k])
-    return shown[key], [c for c in bearing if any(_norm(s) == key for s in c.spans)]
-
-
-# Past forms a stemmer leaves alone, so "who won" finds "to win" and "who bought" finds "buys".
-_IRREGULAR = {"won": "win", "bought": "buy", "held": "hold", "took": "take", "led": "lead", "began": "begin",
-              "made": "make", "became": "become", "wrote": "write", "sold": "sell", "found": "find", "gave": "give",
-              "ran": "run", "built": "build", "sang": "sing", "left": "leave", "beat": "beat", "chose": "choose"}
-_ASKING = {"who", "whom", "whose", "what", "when", "where", "which", "how", "name"}
-
-
-def _stems(words: Sequence[str]) -> set[str]:
-    return {t for w in words for t in analyze(_IRREGULAR.get(w.casefold(), w))}
-
-
-def _relation_and_topic(query: str) -> tuple[set[str], set[str]]:
-    """The question's relation words (lower-case content words: "won", "directed", "runner-up") and its
-    topic (capitalised names and numbers after the first word: "Wimbledon", "2019")."""
-    words = re.findall(r"[\w'’-]+", query)
-    relation = _stems([w for w in words if w[:1].islower() and w.casefold() not in _ASKING
-                       and not any(ch.isdigit() for ch in w)])
-    topic = _stems([w for i, w in enumerate(words) if i and (w[:1].isupper() or any(ch.isdigit() for ch in w))])
-    return relation, topic
-
-
-def _confident(query: str, span: str, holders: Sequence[Candidate], hits: Sequence[EvidenceHit]) -> bool:
-    """Whether the sources state ``span`` as the answer rather than merely mention it near the topic.
-
-    Any of: a holder covers most of the question's weight; the span is corroborated (in at least two
-    items, and half of those on the page); or a holder carries every relation word of the question and
-    its chunk a good part of the topic. Measured on the RGB tuning half: sentences that share the topic
-    but not the relation ("Serena Williams serves against Naomi Osaka ... US Open" for "who won the US
-    Open") are most of what a negatives-only page offers.
-    """
-    if any(c.cover >= CONFIDENT_COVER for c in holders):
-        return True
-    items = {h.item.id for h in hits}
-    key = _norm(span)
-    holding = {h.item.id for h in hits if key in _norm(h.chunk.text)}
-    if len(holding) >= 2 and 2 * len(holding) >= len(items):
-        return True
-    relation, topic = _relation_and_topic(query)
-    for c in holders:
-        words = _stems(re.findall(r"[\w'’-]+", c.text))
-        chunk = _stems(re.findall(r"[\w'’-]+", c.hit.chunk.text))
-        if relation <= words and (not topic or len(topic & chunk) >= TOPIC_SHARE * len(topic)):
-            return True
-    return False
-
-
 def _sentence(c: Candidate) -> Sentence:
     return Sentence(text=c.text, citations=(c.hit.id,))
 
@@ -310,14 +245,14 @@ def no_answer(hits: Sequence[EvidenceHit]) -> Sentence:
     return Sentence(text=f"{NO_ANSWER}; the closest matches are {joined}.", citations=tuple(h.id for h in titled))
 
 
-def _unanswered(pool: Sequence[Candidate], hits: Sequence[EvidenceHit], query: str) -> Prose:
+def _unanswered(pool: Sequence[Candidate], hits: Sequence[EvidenceHit], query: str, why: str = "") -> Prose:
     """No answer-bearing sentence: say so first, then the sentences closest to the question, if any are
     close at all, so the reader sees what the sources do say."""
     related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
     if not related:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
     shown = _mmr(related, FULL_SENTENCES, [], query)
-    notice = Sentence(text=f"{NO_ANSWER}; the closest passages say:",
+    notice = Sentence(text=f"{NO_ANSWER}{why}; the closest passages say:",
                       citations=tuple(dict.fromkeys(c.hit.id for c in shown)))
     return Prose(sentences=(notice, *(_sentence(c) for c in shown)), mode="extractive")
 
@@ -344,8 +279,10 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
                                     citations=(a.hit.id, b.hit.id)))
             first = [a, b]
         else:
-            span, holders = _best_span(bearing[:6], query)
-            if not _confident(query, span, holders, hits):
+            span, holders, _, share = best_span(bearing[:BEARING_VOTERS], query, hits)
+            if only_a_year(span, query):
+                return _unanswered(pool, hits, query, f" (they give the year, {span}, not the date)")
+            if nested(query) or not confident(query, holders, share):
                 return _unanswered(pool, hits, query)
             opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
                                     citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))

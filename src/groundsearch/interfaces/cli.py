@@ -382,6 +382,55 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
                   f"(they were ordered at {refs['previous_reference']:.2f})")
 
 
+def run_chat_eval_cli(ctx: click.Context, demo: Path, files: tuple[str, ...], limit: int | None,
+                      cache_dir: str | None) -> dict[str, Any]:
+    from importlib import resources
+
+    from ..evaluation.chat import load_conversations, run_chat_eval
+
+    data = resources.files("groundsearch.evaluation") / "data"
+    paths = list(files) or [str(data / "chat-dev.jsonl"), str(data / "chat-heldout.jsonl")]
+    rows = []
+    for path in paths:
+        rows += load_conversations([path])[:limit]
+    llm = settings_from(ctx).llm
+    cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "groundsearch" / "eval"
+    return run_chat_eval(rows, demo, cache / "chat-demo" / "data",
+                         llm=llm.model_dump(exclude_none=True) if llm.enabled else None,
+                         progress=lambda cid: err.print(f"conversation {cid} done", highlight=False))
+
+
+@main.command()
+@click.argument("message", required=False)
+@click.option("--conversation", "conversation_id", default=None, help="Continue this conversation id.")
+@click.option("--assistant", default=None, help="Configured assistant that starts a new conversation.")
+@click.option("--json", "as_json", is_flag=True, help="One turn (MESSAGE), printed as the JSON answer.")
+@click.pass_context
+@handles_errors
+def chat(ctx: click.Context, message: str | None, conversation_id: str | None, assistant: str | None,
+         as_json: bool) -> None:
+    """Talk to the grounded assistant: an interactive session, or one turn with MESSAGE (--json for JSON)."""
+    from ..assistant.turn import fold_chat, run_turn
+    from .chat_text import turn_lines
+
+    if as_json and not message:
+        raise click.UsageError("--json answers one turn: give MESSAGE")
+    with open_engine(ctx) as engine:
+        while True:
+            text = message if message is not None else click.prompt("you", default="", show_default=False)
+            if not text.strip() or text.strip() in ("/quit", "/exit"):
+                return
+            answer = fold_chat(run_turn(engine, text, conversation_id=conversation_id, assistant=assistant))
+            conversation_id = answer["conversation_id"]
+            if as_json:
+                click.echo(json.dumps(answer, default=str))
+                return
+            out.print(f"[bold]{answer['assistant']}[/]: " + "\n".join(turn_lines(answer)), highlight=False)
+            if message is not None:
+                err.print(f"conversation {conversation_id} (continue with --conversation {conversation_id})")
+                return
+
+
 @main.command("eval")
 @click.option("--dataset", "dataset_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")
@@ -395,6 +444,14 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
 @click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
                    "support, abstention, conflicts and latency of the full answer path.")
+@click.option("--chat", "chat_demo", default=None, type=click.Path(exists=True, file_okay=False),
+              help="Scripted conversations (src/groundsearch/evaluation/data/chat-*.jsonl, or --chat-file) through the "
+                   "chat turn loop on this demo folder (e.g. demo): citation validity, silent drops, marked share, "
+                   "rerolls, handoff precision, latency vs 3 s / 8 s. With llm.base_url configured, the LLM path.")
+@click.option("--chat-file", "chat_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="With --chat: conversation files (repeatable); default both shipped splits.")
+@click.option("--chat-limit", type=click.IntRange(1), default=None, help="With --chat: the first N conversations "
+              "of each file.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
                    "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
@@ -407,10 +464,17 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, answers_dir: str | None,
+                 fidelity_demo: str | None, answers_dir: str | None, chat_demo: str | None,
+                 chat_files: tuple[str, ...], chat_limit: int | None,
                  retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
                  as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    if chat_demo is not None:
+        from ..evaluation.chat import format_chat_report
+
+        chat_report = run_chat_eval_cli(ctx, Path(chat_demo), chat_files, chat_limit, cache_dir)
+        click.echo(json.dumps(chat_report) if as_json else format_chat_report(chat_report))
+        return
     if answers_dir is not None:
         from ..evaluation.answers import format_answer_report, run_answer_eval
         from ..evaluation.console import progress_bars
@@ -453,7 +517,7 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
 
 @main.command()
 @click.option("--suite", default="all", show_default=True,
-              help="Comma-separated: keyword, vector, scaling, ingest, memory, or all.")
+              help="Comma-separated: keyword, vector, scaling, ingest, memory, threads, auditor, or all.")
 @click.option("--sizes", default="10000,100000", show_default=True, help="Chunk counts for the scaling suite.")
 @click.option("--dataset", "dataset_dir", type=click.Path(file_okay=False), default=None,
               help="SciFact in BEIR layout (default ../shared/datasets/beir_scifact when present).")

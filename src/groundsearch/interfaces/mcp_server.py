@@ -1,4 +1,4 @@
-"""The MCP server (``groundsearch mcp``, stdio): one ``find`` tool, a thin adapter over ``Engine``.
+"""The MCP server (``groundsearch mcp``, stdio): ``find`` and ``chat`` tools, thin adapters over ``Engine``.
 
 ``find`` answers by query (over passages, whole documents, or records) or by ``similar_to`` an item id, with
 filters and ``limit``/``offset`` paging. Every call returns both a Markdown rendering (what a model reads; cut at
@@ -154,7 +154,9 @@ def build_server(engine: Engine) -> MCPServer:
         kind: Annotated[Kind, Field(description="passages (chunks), whole documents, or records")] = "chunks",
         collections: Annotated[list[str] | None, Field(description="restrict to these collections")] = None,
         filters: Annotated[dict[str, str | list[str]] | None, Field(
-            description="field -> value or values; date_from / date_to take YYYY-MM-DD")] = None,
+            description="field -> value or values; date_from / date_to take YYYY-MM-DD; review filters: "
+                        "review_status (verified/unverified/flagged), overdue_review ('true'), "
+                        "review_due_within_days (1-365), freshness (fresh/aging/stale)")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
         offset: Annotated[int, Field(ge=0, le=10_000)] = 0,
     ) -> Annotated[CallToolResult, FindResult]:
@@ -172,7 +174,33 @@ def build_server(engine: Engine) -> MCPServer:
         return CallToolResult(content=[TextContent(type="text", text=render_markdown(result))],
                               structured_content=result.model_dump(mode="json"))
 
+    @server.tool(name="chat", title="Ask the grounded assistant")
+    async def chat_tool(
+        message: Annotated[str, Field(description="what to ask or tell the assistant", min_length=1, max_length=2000)],
+        conversation_id: Annotated[str | None, Field(description="continue this conversation (from a previous "
+                                                                 "answer); omitted: start a new one")] = None,
+    ) -> CallToolResult:
+        """One turn with the grounded assistant: a reply citing sources as [n], plus the discovery question or
+        handoff it decided on; the structured content has the dossier and the audit trace."""
+        from ..assistant.turn import fold_chat, run_turn
+        from .chat_text import turn_lines
+
+        try:
+            answer = await anyio.to_thread.run_sync(lambda: fold_chat(run_turn(
+                engine, message, conversation_id=conversation_id, tenant=tenant or "", search_tenant=tenant)))
+        except GroundsearchError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=f"error: {exc.message}")], is_error=True)
+        text = "\n".join(turn_lines(answer)) + f"\n\n(conversation_id: {answer['conversation_id']})"
+        return CallToolResult(content=[TextContent(type="text", text=text[:MARKDOWN_MAX_CHARS])],
+                              structured_content=_json_safe(answer))
+
     return server
+
+
+def _json_safe(value: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(value, default=str))
 
 
 def run_stdio(settings: Settings) -> None:

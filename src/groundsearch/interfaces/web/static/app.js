@@ -251,14 +251,15 @@ function cite(id) {
   const n = citeNumbers.get(id);
   return el("button", {
     type: "button", class: "cite", "data-cite": id, title: `source ${n || id}`, text: `[${n || "?"}]`,
-    onclick: () => {
-      const target = document.getElementById(`ev-${id}`);
-      if (!target) return;
-      target.scrollIntoView({ behavior: "smooth", block: "center" });
-      target.classList.add("flash");
-      setTimeout(() => target.classList.remove("flash"), 1500);
-    },
+    onclick: () => flashTo(document.getElementById(`ev-${id}`)),
   });
+}
+
+function flashTo(target) {   // a citation's source: scrolled into view and highlighted for a moment
+  if (!target) return;
+  target.scrollIntoView({ behavior: "smooth", block: "center" });
+  target.classList.add("flash");
+  setTimeout(() => target.classList.remove("flash"), 1500);
 }
 
 function renderProse(data) {
