@@ -29,6 +29,7 @@ from .answer.sentence_vectors import sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
+from .models.metering import Meter, metered
 from .presenters import evidence_out, plan_dict
 from .query.filters import build_filter, validate_query
 from .query.gate import judge
@@ -174,13 +175,18 @@ class Orchestrator:
 
     # ---- the orchestrator -----------------------------------------------------------------------
 
-    def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+    def run(self, request: SearchRequest, *, tenant: str | None = None,
+            request_id: str | None = None) -> Iterator[Event]:
         run = _Run()
+        # One token budget for every model call of this request; each stage charges it under its own name
+        # (the blocks hold no ``yield``: a generator's next step may run in another context).
+        meter = Meter(self.settings.llm.request_token_budget, self.settings.llm.prices)
         query = validate_query(request.query)
         # Bad input must surface before the first event, so a streaming client gets a plain 400, not a
         # stream that breaks off; the planner re-validates the same way later (pure, cheap).
         build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
-        intent = self._classify(query, request.hints, run)
+        with metered(meter, "intent"):
+            intent = self._classify(query, request.hints, run)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
 
@@ -190,7 +196,8 @@ class Orchestrator:
         yield Event("plan", plan_dict(plan))
 
         t = time.perf_counter()
-        evidence = self._retrieve(plan, run, "retrieve")
+        with metered(meter, "rerank"):  # the LLM reranker is retrieval's one model caller
+            evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
@@ -223,9 +230,10 @@ class Orchestrator:
                 nothing = Sentence(text=NOTHING_RELEVANT, citations=())
                 synthesis = Synthesis(Prose(sentences=(nothing,), mode="extractive"))
             else:
-                synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
-                                       vectors=sentence_vectors_for(self.retriever))
+                with metered(meter, "narration"):
+                    synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
+                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                           vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:
@@ -238,7 +246,8 @@ class Orchestrator:
         checked = report.prose
         if self.llm is not None and self.load_prompt is not None:  # repair() itself skips clean or extractive prose
             try:
-                fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
+                with metered(meter, "repair"):
+                    fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
                 checked = fixed.prose
                 run.degraded.extend(fixed.notes)
             except Exception as exc:  # e.g. the repair prompt file is missing: the markers stand
@@ -249,7 +258,7 @@ class Orchestrator:
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
-                                  gate=dataclasses.asdict(gate))
+                                  gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id)
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
 

@@ -161,6 +161,17 @@ def test_a_second_hop_question_gets_no_one_line_answer_from_its_bridge() -> None
     assert "American Psychological Association" in prose.text
 
 
+def test_a_two_hop_question_quotes_the_sentence_that_continues_from_the_bridge(monkeypatch: pytest.MonkeyPatch) -> None:
+    hits = (snippet(0, "Gisvi is a Portuguese footballer who was born in Windhoek and played as a forward."),
+            *(snippet(i, f"The most popular hotel in {city} is a grand old building near the city centre.")
+              for i, city in enumerate(("Toronto", "Galveston", "Lisbon", "Porto", "Madrid", "Boston", "Oslo"), start=1)),
+            snippet(8, "Namibia has a number of notable hotels in Windhoek such as Windhoek Country Club Resort."))
+    question = "What is the most popular hotel in the city where Gisvi was born?"
+    assert "Windhoek Country Club Resort" in answer(question, hits, SentenceVectors(HashEmbedder())).text
+    monkeypatch.setattr("groundsearch.answer.extractive.CHAIN_SEEDS", 0)
+    assert "Windhoek Country Club Resort" not in answer(question, hits, SentenceVectors(HashEmbedder())).text
+
+
 def test_a_comparison_draws_on_both_compared_names() -> None:
     hits = (doc(0, "LangChain composes LLM calls into chains and agents with many integrations."),
             doc(1, "LangChain also ships LangGraph for stateful agents built as graphs."),

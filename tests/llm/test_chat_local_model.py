@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from groundsearch.assistant.config import assistants_from
-from groundsearch.assistant.turn import fold_chat, leaks, run_turn
+from groundsearch.assistant.guard import leaks
+from groundsearch.assistant.turn import fold_chat, run_turn
 from tests.api.live import FIXTURES, make_engine, make_settings
 
 PLANTED = """# Atlas operations note

@@ -338,7 +338,7 @@ def ask(ctx: click.Context, question: str, collections: tuple[str, ...], as_json
 
     request = SearchRequest(query=validate_query(question), limit=10, collections=collections or None)
     with open_engine(ctx) as engine:
-        response = engine.search(request)
+        response = engine.search(request, surface="ask")
     if as_json:
         click.echo(response.model_dump_json())
         return
@@ -536,6 +536,27 @@ def bench(ctx: click.Context, suite: str, sizes: str, dataset_dir: str | None, a
     else:
         for name, figures in result["suites"].items():
             out.print(bench_table(name, figures))
+
+
+@main.command()
+@click.option("--since", default="24h", show_default=True, help="Start: a duration back from now (30m, 24h, 7d) "
+              "or an ISO date/datetime (UTC).")
+@click.option("--until", default=None, help="End (same forms; default now).")
+@click.option("--tenant", default=None, help="Only this tenant's requests (default: every tenant).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+@handles_errors
+def report(ctx: click.Context, since: str, until: str | None, tenant: str | None, as_json: bool) -> None:
+    """Traffic per tier, shadow disagreement, p50/p95 per stage, degraded reasons, tokens and cost."""
+    import datetime as dt
+
+    from ..telemetry.report import render_report
+    from ..telemetry.wiring import parse_when, period_report
+
+    now = dt.datetime.now(dt.UTC)
+    rep = period_report(settings_from(ctx), parse_when(since, now), parse_when(until, now) if until else now,
+                        tenant=tenant)
+    click.echo(json.dumps(rep.as_dict(), default=str) if as_json else render_report(rep))
 
 
 # ---------------------------------------------------------------------------------------------- serve, mcp, keys

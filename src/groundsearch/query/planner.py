@@ -159,7 +159,7 @@ def plan_retrieval(
         request = request.model_copy(update={"profile": profile.scoring})
     if profile is not None and profile.name != "default":
         reasons.append(f"plan profile {profile.name}")
-    base = request_filter(settings.collections, request, tenant=tenant)
+    base = request_filter(settings.collections, request, tenant=tenant, today=today)
 
     # ---- collections and pattern ------------------------------------------------------------------
     if base.collections:

@@ -20,7 +20,7 @@ import dataclasses
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -37,7 +37,7 @@ from .gate import gate_meta_key, judge_legs, parse_calibration
 from .graph import graph_hits
 from .hyde import hyde_passage, hyde_vector
 from .rewrite import PRF_DOCS, prf_terms, rocchio
-from .scoring import signals, weighted_score
+from .scoring import feedback_boost, signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
 
@@ -108,9 +108,11 @@ class Retriever:
         max_workers: int = 4,
         reranker: Reranker | None = None,
         llm: LLM | None = None,
+        feedback: Callable[[str | None, Sequence[str]], Mapping[str, tuple[int, int]]] | None = None,
     ) -> None:
         self.store = store
         self.llm = llm  # HyDE's writer; the planner plans "hyde" only when one is configured
+        self.feedback = feedback  # tenant, item ids -> (useful, marks): the weighted profile's feedback boost
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
@@ -448,6 +450,7 @@ class Retriever:
         query_terms = frozenset(analyze(query))
         today = self._today or dt.date.today()
         profile = self.settings.weighted
+        marks = self._marks(plan, [v.item.id for v in views.values()])
         rescored = []
         for x in fused:
             view = views.get(x.key)
@@ -455,9 +458,20 @@ class Retriever:
                 continue
             s = signals(query_terms, view.item, cosines.get(x.key, floor), self.specs.get(view.item.collection),
                         today, profile)
-            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile)))
+            boost = feedback_boost(*marks.get(view.item.id, (0, 0)), profile)
+            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile) * boost))
         rescored.sort(key=lambda x: -x.score)  # stable: equal scores keep RRF's backend-independent order
         return rescored
+
+
+    def _marks(self, plan: RetrievalPlan, item_ids: Sequence[str]) -> Mapping[str, tuple[int, int]]:
+        """The caller's tenant's feedback on these items; none (no boost) when telemetry is off or fails."""
+        if self.feedback is None or not self.settings.weighted.feedback or not item_ids:
+            return {}
+        try:
+            return self.feedback(plan.filter.tenant, list(dict.fromkeys(item_ids)))
+        except Exception:  # feedback only ever lifts; without it the weighted ranking is the plain one
+            return {}
 
 
 def _passage(view: ChunkView) -> str:
