@@ -515,6 +515,8 @@ class Diagnostics(BaseModel):
     degraded: tuple[str, ...] = ()
     plan: dict[str, Any] | None = None
     gate: dict[str, Any] | None = None  # the relevance gate's verdict on the fused top-N (same on every page)
+    # chunks stored without a vector yet (ingest defers embedding): the vector leg covers only the others
+    vectors_pending: int | None = None
 
 
 class SearchResponse(BaseModel):
