@@ -111,7 +111,7 @@ class IngestLimits:
 UNBOUNDED = IngestLimits()
 
 GROUP_CHUNKS = 1000  # chunks per store write: amortises the keyword-index commit
-GROUP_SECONDS = 0.5  # ...but a group never waits longer than this, so the first items are searchable at once
+GROUP_SECONDS = 1.0  # ...but a group never waits longer than this (and a run's first file is written alone, at once)
 
 
 class _Group:
@@ -124,6 +124,7 @@ class _Group:
         self.ids: set[str] = set()
         self.chunks = 0
         self.opened = time.monotonic()
+        self.flushed = False  # nothing written yet: the first file goes out alone, so it is searchable at once
 
     def meets(self, ids: set[str]) -> bool:
         return not self.ids.isdisjoint(ids)
@@ -138,11 +139,13 @@ class _Group:
         self.chunks += sum(len(w.chunks) for w in writes)
 
     def due(self) -> bool:
-        return self.chunks >= GROUP_CHUNKS or time.monotonic() - self.opened >= GROUP_SECONDS
+        return (not self.flushed or self.chunks >= GROUP_CHUNKS
+                or time.monotonic() - self.opened >= GROUP_SECONDS)
 
     def flush(self) -> tuple[int, int]:
         """Write the group; returns (chunks written, items deleted)."""
         written, deleted = self.chunks, 0
+        self.flushed = self.flushed or bool(self.writes or self.deletes)
         if self.writes:
             self.store.upsert(self.writes)
         if self.deletes:
