@@ -31,6 +31,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from .answer.auditor.l4_urls import UrlHealth
     from .orchestrate import Orchestrator
 
 __all__ = ["Engine"]
@@ -49,6 +50,9 @@ class Engine:
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker)
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
+        self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
+        self._extractive: Orchestrator | None = None  # the same pipeline without the LLM (the chat dossier's)
+        self._conversations: Any = None  # ConversationStore, opened on the first chat turn
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -97,6 +101,8 @@ class Engine:
     def close(self) -> None:
         if self._embedding is not None:
             self._embedding.stop()
+        if self._conversations is not None:
+            self._conversations.close()
         self.retriever.close()
         self.store.close()
 
@@ -251,11 +257,48 @@ class Engine:
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
         return self._answer
 
+    def url_health(self) -> UrlHealth:
+        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
+        if self._url_health is None:
+            from .answer.auditor.l4_urls import LocalCache, RedisCache
+            from .answer.auditor.l4_urls import UrlHealth as Checker
+
+            a = self.settings.auditor
+            cache = RedisCache(self.settings.redis_url) if self.settings.redis_url else LocalCache()
+            self._url_health = Checker(enabled=a.url_health, timeout_s=a.url_timeout_s, ttl_s=a.url_cache_ttl_s,
+                                       cache=cache, allow_private=a.url_allow_private)
+        return self._url_health
+
+    def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+        """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat
+        assistant's dossier retrieves with, so a dossier never waits on the model and never depends on it."""
+        if self._extractive is None:
+            from .orchestrate import Orchestrator
+            from .query.intent.cascade import IntentCascade
+
+            self._extractive = Orchestrator(self.settings, self.retriever, IntentCascade(self.settings, self.embedder,
+                                                                                           None))
+        yield from self._extractive.run(request, tenant=tenant)
+
+    @property
+    def conversations(self) -> Any:
+        """The ``ConversationStore`` beside the item store (same database), opened on first use."""
+        if self._conversations is None:
+            if self.settings.database_url:
+                from .store.pg_chat import PgConversationStore
+
+                self._conversations = PgConversationStore.open(self.settings.database_url)
+            else:
+                from .store.sqlite_chat import SQLiteConversationStore
+
+                self._conversations = SQLiteConversationStore.open(self.settings.data_dir / "store" / "store.sqlite3")
+        return self._conversations
+
     def clear_caches(self) -> dict[str, int]:
         """Drop in-process caches: memoised query vectors and the answer pipeline with its intent cache
         (rebuilt on the next search). A shared Redis intent cache expires by its TTL instead."""
         cleared = {"query_vectors": self.retriever.clear_cache(), "intent_cache": int(self._answer is not None)}
-        self._answer = None
+        self._answer = self._extractive = None
         return cleared
 
     def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:

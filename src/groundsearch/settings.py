@@ -22,6 +22,9 @@ from .types import CollectionSpec, FieldSpec
 
 __all__ = [
     "ApiSettings",
+    "AuditorSettings",
+    "AssistantSettings",
+    "ChatSettings",
     "IntentSettings",
     "LLMSettings",
     "RetrievalSettings",
@@ -102,6 +105,17 @@ class LLMSettings(_Frozen):
         return bool(self.base_url or self.gguf_path)
 
 
+class AuditorSettings(_Frozen):
+    """The reply auditor. Link health is off by default: an air-gapped deployment has no outside network, and a
+    reply then says so instead of implying its links were checked."""
+
+    url_health: bool = False
+    url_timeout_s: float = Field(default=3.0, gt=0)
+    url_cache_ttl_s: int = Field(default=24 * 3600, ge=1)
+    url_allow_private: bool = False  # probe loopback / private addresses (SSRF); only for tests and intranets
+    max_rerolls: int = Field(default=2, ge=0, le=2)
+
+
 class ApiSettings(_Frozen):
     local_mode: bool = True  # no API keys: a single trusted user
     keys_file: Path | None = None
@@ -130,6 +144,48 @@ class McpSettings(_Frozen):
     all_tenants: bool = False
 
 
+class RetrievalFieldSettings(_Frozen):
+    """A kind of retrieval entity (product, venue, …): filled from these collection fields of the sources, or from
+    these terms (case-insensitive) when the user names them; ``question`` asks for it when it is missing."""
+
+    source_fields: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
+    question: str = ""
+
+
+class SignalSettings(_Frozen):
+    """A qualification signal (scale, budget, …): regular expressions over the user's text (group 1, or the whole
+    match, is the value); ``question`` asks for it. Signals steer the conversation and never reach the query."""
+
+    patterns: tuple[str, ...] = ()
+    question: str = ""
+
+
+class AssistantSettings(_Frozen):
+    """One configured assistant (``[assistants.NAME]``); empty fields take the built-in defaults of
+    ``assistant/config.py``, which fit the demo corpus."""
+
+    identity: str = ""
+    instructions: str = ""
+    system_prompt: str = ""  # overrides the generated one (identity + hierarchy + guard + charter) when set
+    collections: tuple[str, ...] = ()  # knowledge charter: collections it may ground on (empty: all)
+    source_kinds: tuple[str, ...] = ()  # "documents" / "records" (empty: both)
+    fallback_text: str = ""
+    specialists: tuple[str, ...] = ()  # assistants it may hand over to
+    topics: tuple[str, ...] = ()  # words that route a handoff to this assistant
+    aliases: dict[str, str] = {}  # spelling → canonical entity name
+    retrieval_fields: dict[str, RetrievalFieldSettings] = {}
+    signals: dict[str, SignalSettings] = {}
+
+
+class ChatSettings(_Frozen):
+    default_assistant: str = "default"
+    keep_turns: int = Field(default=50, ge=1, le=10_000)  # stored per conversation; older turns are dropped
+    prompt_turns: int = Field(default=4, ge=0, le=50)  # earlier turns the LLM sees
+    sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
+    max_tokens: int = Field(default=320, ge=16)
+
+
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
 
 
@@ -148,6 +204,9 @@ class Settings(_Frozen):
     llm: LLMSettings = LLMSettings()
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
+    auditor: AuditorSettings = AuditorSettings()
+    chat: ChatSettings = ChatSettings()
+    assistants: dict[str, AssistantSettings] = {}
 
     @field_validator("collections")
     @classmethod
@@ -185,7 +244,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
         if not name.replace("_", "").replace("-", "").isalnum():
             raise ConfigError(f"{where}: collection names use letters, digits, '-' and '_' only")
         known = {"kind", "description", "fields", "title", "text_fields", "id_field", "date_field", "url_field",
-                 "table_columns", "labels"}
+                 "table_columns", "labels", "source_field"}
         unknown = set(table) - known
         if unknown:
             raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; expected some of {sorted(known)}")
@@ -199,7 +258,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 raise ConfigError(f"{where}.fields.{fname}: type must be one of {sorted(_FIELD_TYPES)}, got {ftype!r}")
             fields.append(FieldSpec(name=fname, type=ftype, label=labels.get(fname)))
         names = {f.name for f in fields}
-        for key in ("id_field", "date_field", "url_field"):
+        for key in ("id_field", "date_field", "url_field", "source_field"):
             if table.get(key) and table[key] not in names:
                 raise ConfigError(f"{where}.{key} names {table[key]!r}, which is not in {where}.fields")
         for key in ("text_fields", "table_columns"):
@@ -218,6 +277,7 @@ def parse_collections(raw: Mapping[str, Any]) -> tuple[CollectionSpec, ...]:
                 date_field=table.get("date_field"),
                 url_field=table.get("url_field"),
                 table_columns=tuple(table.get("table_columns", ())),
+                source_field=table.get("source_field"),
             )
         )
     return tuple(specs)
@@ -262,6 +322,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "MCP_TENANT": "mcp.tenant",
         "MCP_ALL_TENANTS": "mcp.all_tenants",
         "HOST": "api.host",
+        "URL_HEALTH": "auditor.url_health",
         "PORT": "api.port",
     }
     for suffix, path in simple.items():

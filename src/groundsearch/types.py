@@ -60,6 +60,7 @@ class CollectionSpec:
     date_field: str | None = None
     url_field: str | None = None
     table_columns: tuple[str, ...] = ()  # records: columns of a table result, in order
+    source_field: str | None = None  # records: who published an item; trending counts distinct sources by it
 
     def field(self, name: str) -> FieldSpec | None:
         for spec in self.fields:
@@ -122,6 +123,10 @@ class ItemWrite:
 # --------------------------------------------------------------------------------------------------
 
 
+ReviewStatus = Literal["verified", "unverified", "flagged"]
+REVIEW_STATUSES: tuple[ReviewStatus, ...] = ("verified", "unverified", "flagged")
+
+
 @dataclass(frozen=True, slots=True)
 class FieldFilter:
     """``name`` equals any of ``values`` (membership); comparison is case-insensitive."""
@@ -147,6 +152,10 @@ class SearchFilter:
     tenant: str | None = None
     item_ids: tuple[str, ...] = ()  # restrict to these items (used by similar-to and graph legs)
     exclude_item_ids: tuple[str, ...] = ()
+    # Review cadence (query/quality.py): ``review_status`` in these, where "unverified" also matches items with
+    # none; ``next_review_date`` on or before ``review_due_before`` (items without a date never match it).
+    review_statuses: tuple[str, ...] = ()
+    review_due_before: dt.date | None = None
 
 
 Hit = tuple[int, float]
@@ -539,6 +548,7 @@ class SearchResponse(BaseModel):
 EventName = Literal[
     "intent", "plan", "keyword", "vector", "results", "table", "chart", "timeline", "graph",
     "unsupported-format", "low-confidence", "prose", "complete", "error",
+    "dossier", "discovery", "handoff", "audit", "reply",  # chat turns (assistant/turn.py)
 ]
 
 

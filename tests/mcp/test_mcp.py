@@ -27,14 +27,14 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def call(config: Path, calls: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
+def call(config: Path, calls: list[dict[str, Any]], tool: str = "find") -> tuple[list[str], list[Any]]:
     async def run() -> tuple[list[str], list[Any]]:
         params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(config), "mcp"],
                                        env={"PATH": os.environ.get("PATH", "")}, cwd=str(config.parent))
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = [t.name for t in (await session.list_tools()).tools]
-            results = [await session.call_tool("find", arguments) for arguments in calls]
+            results = [await session.call_tool(tool, arguments) for arguments in calls]
             return tools, results
 
     return asyncio.run(asyncio.wait_for(run(), 120))
@@ -48,7 +48,7 @@ def test_find_returns_markdown_and_structured_content_with_paging(config: Path) 
         {"similar_to": "PLACEHOLDER"},
         {"query": "x", "filters": {"colour": "red"}},
     ])
-    assert tools == ["find"]
+    assert tools == ["find", "chat"]
 
     page1 = FindResult.model_validate(first.structured_content)
     page2 = FindResult.model_validate(second.structured_content)
@@ -87,3 +87,14 @@ def test_markdown_is_truncated_at_10000_characters() -> None:
     text = render_markdown(result)
     assert len(text) <= 10_000 and text.endswith("the structured content has every result]")
     assert len(render_markdown(result.model_copy(update={"results": [hit]}))) < 10_000
+
+
+def test_chat_tool_keeps_a_conversation(config: Path) -> None:
+    """Two turns over stdio: the second continues the first by its id, and sees the signal it stated."""
+    _, (first,) = call(config, [{"message": "atlas release notes"}], tool="chat")
+    assert not first.is_error
+    cid = first.structured_content["conversation_id"]
+    assert f"conversation_id: {cid}" in first.content[0].text
+    _, (second,) = call(config, [{"message": "we have 3 million documents", "conversation_id": cid}], tool="chat")
+    assert second.structured_content["turn"] == 2
+    assert [s["signal"] for s in second.structured_content["dossier"]["qualification_signals"]] == ["scale"]

@@ -503,3 +503,82 @@ def test_property_round_trip_and_search_never_raises(store: Store, title: str, b
     assert store.item_chunks(item_id)[0].chunk.text == (body or "x")
     store.keyword_search(query, SearchFilter(), 5)
     store.preview(query, SearchFilter(), 5)
+
+
+# ------------------------------------------------------------------------------------------------ review cadence
+
+
+@pytest.fixture
+def reviewed(store: Store) -> Store:
+    store.upsert([
+        write("ok", "policy notes", fields={"review_status": "verified", "next_review_date": dt.date(2026, 9, 1)}),
+        write("due", "policy notes", fields={"review_status": "Verified", "next_review_date": "2026-06-20"}),
+        write("late", "policy notes", fields={"review_status": "flagged", "next_review_date": dt.date(2026, 5, 1)}),
+        write("unset", "policy notes"),
+        write("plain", "policy notes", fields={"review_status": "unverified"}),
+        write("odd", "policy notes", fields={"next_review_date": "someday"}),
+        write("other", "policy notes", tenant="t2",
+              fields={"review_status": "verified", "next_review_date": dt.date(2026, 5, 1)}),
+    ])
+    return store
+
+
+def review_legs(store: Store, f: SearchFilter) -> tuple[set[str], set[str], int]:
+    return set(kw_ids(store, "policy", f)), set(vec_ids(store, "policy notes", f)), store.count(f)
+
+
+def test_filter_by_review_status_counts_unreviewed_as_unverified(reviewed: Store) -> None:
+    cases = {
+        ("verified",): {"ok", "due"},
+        ("flagged",): {"late"},
+        ("unverified",): {"unset", "plain", "odd"},
+        ("unverified", "flagged"): {"unset", "plain", "odd", "late"},
+        ("verified", "unverified", "flagged"): {"ok", "due", "late", "unset", "plain", "odd"},
+    }
+    for statuses, expected in cases.items():
+        kw, vec, n = review_legs(reviewed, SearchFilter(tenant="", review_statuses=statuses))
+        assert kw == vec == expected, statuses
+        assert n == len(expected)
+
+
+def test_filter_by_review_due_date_is_inclusive_and_skips_undated(reviewed: Store) -> None:
+    cases = {
+        dt.date(2026, 4, 30): set(),
+        dt.date(2026, 5, 1): {"late"},
+        dt.date(2026, 6, 19): {"late"},
+        dt.date(2026, 6, 20): {"late", "due"},
+        dt.date(2030, 1, 1): {"late", "due", "ok"},  # never "unset" nor the unparseable "someday"
+    }
+    for before, expected in cases.items():
+        kw, vec, n = review_legs(reviewed, SearchFilter(tenant="", review_due_before=before))
+        assert kw == vec == expected, before
+        assert n == len(expected)
+
+
+def test_review_filters_combine_with_tenant_and_each_other(reviewed: Store) -> None:
+    f = SearchFilter(tenant="t2", review_due_before=dt.date(2026, 6, 1))
+    assert review_legs(reviewed, f) == ({"other"}, {"other"}, 1)
+    f = SearchFilter(tenant="", review_due_before=dt.date(2026, 6, 30), review_statuses=("verified",))
+    assert review_legs(reviewed, f) == ({"due"}, {"due"}, 1)
+    f = SearchFilter(tenant="", review_due_before=dt.date(2026, 6, 30), review_statuses=("unverified",))
+    assert review_legs(reviewed, f) == (set(), set(), 0)
+
+
+def test_dated_mentions_and_browse_rows_admit_only_what_the_filter_does(store: Store) -> None:
+    store.upsert([
+        write("a", "x", "y", date=dt.date(2026, 1, 5), entities=(("rust", "wasm"), ("rust",)),
+              fields={"review_status": "flagged", "next_review_date": dt.date(2026, 2, 1)}),
+        write("b", "x", date=dt.date(2026, 1, 6), entities=(("rust",),)),
+        write("undated", "x", entities=(("rust",),)),
+        write("draft", "x", date=dt.date(2026, 1, 7), status="draft", entities=(("rust",),)),
+        write("theirs", "x", date=dt.date(2026, 1, 8), tenant="t2", entities=(("rust",),)),
+    ])
+    mine = SearchFilter(tenant="")
+    # once per (entity, item) however many chunks mention it; undated items have no place on a timeline
+    assert sorted(store.dated_mentions(mine)) == [
+        ("rust", "a", dt.date(2026, 1, 5)), ("rust", "b", dt.date(2026, 1, 6)), ("wasm", "a", dt.date(2026, 1, 5))]
+    assert store.dated_mentions(SearchFilter(tenant="t2")) == [("rust", "theirs", dt.date(2026, 1, 8))]
+    assert store.browse_rows(mine) == [("a", dt.date(2026, 1, 5), "2026-02-01", "flagged"),
+                                       ("b", dt.date(2026, 1, 6), None, None), ("undated", None, None, None)]
+    assert [r[0] for r in store.browse_rows(SearchFilter(tenant="", review_statuses=("unverified",)))] == [
+        "b", "undated"]

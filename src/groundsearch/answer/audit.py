@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 from ..ingest.entities import extract_entities
 from ..types import EvidenceHit, Prose, Sentence
+from .auditor.l1_text import l1_fix
+from .auditor.l2_constraints import check as constraint_check
+from .auditor.units import Constraints
 from .safety import WITHHELD_MARKER, sentence_flags, withholds
 
 __all__ = ["AuditReport", "UNVERIFIED_MARKER", "audit", "claims", "evidence_text"]
@@ -79,16 +82,28 @@ def audit(prose: Prose, hits: Sequence[EvidenceHit]) -> AuditReport:
     by_id: Mapping[str, EvidenceHit] = {h.id: h for h in hits}
     out: list[Sentence] = []
     rejected: list[tuple[int, str]] = []
+    own_urls = tuple(dict.fromkeys(h.item.url for h in hits if h.item.url))
     for i, sentence in enumerate(prose.sentences):
         unknown = [c for c in sentence.citations if c not in by_id]
         cited = [c for c in sentence.citations if c in by_id]
-        haystack = "\n".join(evidence_text(by_id[c]) for c in cited).casefold()
-        missing = [c for c in claims(sentence.text) if not _supported(c, haystack)]
+        texts = {c: evidence_text(by_id[c]) for c in cited}
+        haystack = "\n".join(texts.values()).casefold()
         why = []
+        if prose.mode == "llm":
+            # narrated prose gets the layered auditor's text fixes and dossier rules, with the cited passages
+            # as its sources; extractive sentences are stored text and are only checked, never rewritten
+            constraints = Constraints(source_urls=(*own_urls, *(u.rstrip(".,;:") for u in _URL.findall(haystack))),
+                                      sources=texts)
+            fixed = l1_fix(sentence.text, constraints).text
+            if fixed:
+                sentence = Sentence(text=fixed, citations=sentence.citations, verified=sentence.verified,
+                                    safety=sentence.safety)
+            why.extend(r for r in constraint_check(sentence.text, constraints) if not r.startswith("names not"))
+        missing = [c for c in claims(sentence.text) if not _supported(c, haystack)]
         if unknown:
-            why.append(f"cites unknown ids {unknown}")
+            why.insert(0, f"cites unknown ids {unknown}")
         if missing:
-            why.append(f"{'uncited' if not cited else 'unsupported'} claims {missing[:5]}")
+            why.insert(len(unknown) and 1, f"{'uncited' if not cited else 'unsupported'} claims {missing[:5]}")
         if why:
             rejected.append((i, "; ".join(why)))
             out.append(Sentence(text=UNVERIFIED_MARKER, citations=tuple(cited), verified=False))

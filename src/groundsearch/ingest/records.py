@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..query.quality import NEXT_REVIEW_FIELD, REVIEW_STATUS_FIELD, parse_review_date, parse_review_status
 from ..types import CollectionSpec, FieldValue
 from .chunking import ChunkDraft
 from .coerce import coerce, parse_status
@@ -99,6 +100,15 @@ def record_draft(row: Mapping[str, Any], spec: CollectionSpec, path: Path, *, li
             special[key] = parse_status(raw) if key == "status" else str(raw).strip()
         except ValueError as exc:
             raise fail(str(exc)) from exc
+
+    for key, parse in ((NEXT_REVIEW_FIELD, parse_review_date), (REVIEW_STATUS_FIELD, parse_review_status)):
+        # curation fields are typed item fields for every collection, declared or not (docs/curation.md)
+        try:
+            value = parse(row.get(key, fields.get(key)))
+        except ValueError as exc:
+            raise fail(str(exc)) from exc
+        if value is not None:
+            fields[key] = value
 
     chunk_text = f"{title}\n\n{text}" if text else title
     date = fields.get(spec.date_field) if spec.date_field else None

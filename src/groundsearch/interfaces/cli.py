@@ -408,6 +408,37 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
                   f"(they were ordered at {refs['previous_reference']:.2f})")
 
 
+@main.command()
+@click.argument("message", required=False)
+@click.option("--conversation", "conversation_id", default=None, help="Continue this conversation id.")
+@click.option("--assistant", default=None, help="Configured assistant that starts a new conversation.")
+@click.option("--json", "as_json", is_flag=True, help="One turn (MESSAGE), printed as the JSON answer.")
+@click.pass_context
+@handles_errors
+def chat(ctx: click.Context, message: str | None, conversation_id: str | None, assistant: str | None,
+         as_json: bool) -> None:
+    """Talk to the grounded assistant: an interactive session, or one turn with MESSAGE (--json for JSON)."""
+    from ..assistant.turn import fold_chat, run_turn
+    from .chat_text import turn_lines
+
+    if as_json and not message:
+        raise click.UsageError("--json answers one turn: give MESSAGE")
+    with open_engine(ctx) as engine:
+        while True:
+            text = message if message is not None else click.prompt("you", default="", show_default=False)
+            if not text.strip() or text.strip() in ("/quit", "/exit"):
+                return
+            answer = fold_chat(run_turn(engine, text, conversation_id=conversation_id, assistant=assistant))
+            conversation_id = answer["conversation_id"]
+            if as_json:
+                click.echo(json.dumps(answer, default=str))
+                return
+            out.print(f"[bold]{answer['assistant']}[/]: " + "\n".join(turn_lines(answer)), highlight=False)
+            if message is not None:
+                err.print(f"conversation {conversation_id} (continue with --conversation {conversation_id})")
+                return
+
+
 @main.command("eval")
 @click.option("--dataset", "dataset_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels.tsv.")

@@ -1,4 +1,4 @@
-"""The MCP server (``groundsearch mcp``, stdio): one ``find`` tool, a thin adapter over ``Engine``.
+"""The MCP server (``groundsearch mcp``, stdio): ``find`` and ``chat`` tools, thin adapters over ``Engine``.
 
 ``find`` answers by query (over passages, whole documents, or records) or by ``similar_to`` an item id, with
 filters and ``limit``/``offset`` paging. Every call returns both a Markdown rendering (what a model reads; cut at
@@ -172,7 +172,33 @@ def build_server(engine: Engine) -> MCPServer:
         return CallToolResult(content=[TextContent(type="text", text=render_markdown(result))],
                               structured_content=result.model_dump(mode="json"))
 
+    @server.tool(name="chat", title="Ask the grounded assistant")
+    async def chat_tool(
+        message: Annotated[str, Field(description="what to ask or tell the assistant", min_length=1, max_length=2000)],
+        conversation_id: Annotated[str | None, Field(description="continue this conversation (from a previous "
+                                                                 "answer); omitted: start a new one")] = None,
+    ) -> CallToolResult:
+        """One turn with the grounded assistant: a reply citing sources as [n], plus the discovery question or
+        handoff it decided on; the structured content has the dossier and the audit trace."""
+        from ..assistant.turn import fold_chat, run_turn
+        from .chat_text import turn_lines
+
+        try:
+            answer = await anyio.to_thread.run_sync(lambda: fold_chat(run_turn(
+                engine, message, conversation_id=conversation_id, tenant=tenant or "", search_tenant=tenant)))
+        except GroundsearchError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=f"error: {exc.message}")], is_error=True)
+        text = "\n".join(turn_lines(answer)) + f"\n\n(conversation_id: {answer['conversation_id']})"
+        return CallToolResult(content=[TextContent(type="text", text=text[:MARKDOWN_MAX_CHARS])],
+                              structured_content=_json_safe(answer))
+
     return server
+
+
+def _json_safe(value: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(value, default=str))
 
 
 def run_stdio(settings: Settings) -> None:

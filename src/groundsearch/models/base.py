@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["ChatMessage", "Completion", "Embedder", "LLM", "Reranker"]
+__all__ = ["ChatMessage", "Completion", "Embedder", "LLM", "Reranker", "ToolCall"]
 
 
 @runtime_checkable
@@ -33,9 +33,20 @@ class Reranker(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One OpenAI-style function call: ``arguments`` already parsed from the JSON the model wrote."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
-    role: Literal["system", "user", "assistant"]
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant message that called tools
+    tool_call_id: str | None = None  # a tool message: the call it answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +56,15 @@ class Completion:
     finish_reason: str | None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @runtime_checkable
 class LLM(Protocol):
-    """A chat model. ``json_schema`` asks for output constrained to that schema, in the endpoint's dialect."""
+    """A chat model. ``json_schema`` asks for output constrained to that schema, in the endpoint's dialect.
+
+    ``tools`` (OpenAI function-tool definitions) and ``tool_choice`` are optional: only the assistant passes
+    them, and a provider that cannot call tools may leave them out of its signature."""
 
     name: str
 
@@ -60,4 +75,6 @@ class LLM(Protocol):
         max_tokens: int,
         json_schema: dict[str, Any] | None = None,
         temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion: ...

@@ -49,13 +49,13 @@ class HashEmbedder:
 class ScriptedLLM:
     """Answers from a script: a list of responses (consumed in order) or a function of the messages.
 
-    A response may be a string (returned as the completion text) or an exception instance (raised),
-    so tests can drive timeouts and invalid output through the real code paths.
+    A response may be a string (returned as the completion text), a ``Completion`` (returned as is: tool calls),
+    or an exception instance (raised), so tests can drive timeouts and invalid output through the real code paths.
     """
 
     def __init__(
         self,
-        script: Sequence[str | BaseException] | Callable[[Sequence[ChatMessage]], str],
+        script: Sequence[str | Completion | BaseException] | Callable[[Sequence[ChatMessage]], str | Completion],
         *,
         name: str = "scripted",
         finish_reason: str = "stop",
@@ -72,14 +72,19 @@ class ScriptedLLM:
         max_tokens: int,
         json_schema: dict[str, Any] | None = None,
         temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion:
-        self.calls.append({"messages": list(messages), "max_tokens": max_tokens, "json_schema": json_schema})
+        self.calls.append({"messages": list(messages), "max_tokens": max_tokens, "json_schema": json_schema,
+                           "tools": list(tools or ()), "tool_choice": tool_choice})
         if callable(self._script):
-            reply: str | BaseException = self._script(messages)
+            reply: str | Completion | BaseException = self._script(messages)
         else:
             if not self._script:
                 raise AssertionError("ScriptedLLM ran out of scripted replies")
             reply = self._script.pop(0)
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, Completion):
+            return reply
         return Completion(text=reply, model=self.name, finish_reason=self._finish_reason)

@@ -29,6 +29,7 @@ import httpx
 from ..errors import ConfigError, LLMError
 from ..settings import LLMSettings
 from .base import LLM, ChatMessage, Completion
+from .tool_calls import calls_from_message, message_dict
 
 __all__ = [
     "FallbackLLM",
@@ -155,20 +156,25 @@ class OpenAICompatLLM:
         max_tokens: int,
         json_schema: dict[str, Any] | None = None,
         temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [message_dict(m) for m in messages],
             "max_tokens": max_tokens,
             "temperature": temperature,
         }
         if json_schema is not None:
             body["response_format"] = response_format(self.dialect, json_schema, json_schema.get("title", "output"))
+        if tools:
+            body["tools"] = list(tools)
+            body["tool_choice"] = tool_choice or "auto"
         data = self._request("POST", "/chat/completions", json=body).json()
         try:
             choice = data["choices"][0]
-            text = choice["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError):
+            calls, text = calls_from_message(choice["message"], [t["function"]["name"] for t in tools or ()])
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise LLMError(
                 f"LLM endpoint {self.base_url} answered without a message: {str(data)[:300]}",
                 details={"kind": "http"},
@@ -180,6 +186,7 @@ class OpenAICompatLLM:
             finish_reason=choice.get("finish_reason"),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            tool_calls=calls,
         )
 
 
@@ -211,15 +218,20 @@ class LlamaCppLLM:
         max_tokens: int,
         json_schema: dict[str, Any] | None = None,
         temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion:
         kwargs: dict[str, Any] = {}
         if json_schema is not None:
             kwargs["response_format"] = response_format("llamacpp", json_schema)
+        if tools:
+            kwargs["tools"] = list(tools)
+            kwargs["tool_choice"] = tool_choice or "auto"
         started = time.perf_counter()
         with self._lock:
             try:
                 data = self._llama.create_chat_completion(
-                    messages=[{"role": m.role, "content": m.content} for m in messages],
+                    messages=[message_dict(m) for m in messages],
                     max_tokens=max_tokens,
                     temperature=temperature,
                     **kwargs,
@@ -236,12 +248,14 @@ class LlamaCppLLM:
             )
         choice = data["choices"][0]
         usage = data.get("usage") or {}
+        calls, text = calls_from_message(choice["message"], [t["function"]["name"] for t in tools or ()])
         return Completion(
-            text=choice["message"].get("content") or "",
+            text=text,
             model=self.name,
             finish_reason=choice.get("finish_reason"),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            tool_calls=calls,
         )
 
 
@@ -286,11 +300,15 @@ class FallbackLLM:
         max_tokens: int,
         json_schema: dict[str, Any] | None = None,
         temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion:
         failures = []
+        extra: dict[str, Any] = {"tools": tools, "tool_choice": tool_choice} if tools else {}
         for model in self.chain:
             try:
-                return model.complete(messages, max_tokens=max_tokens, json_schema=json_schema, temperature=temperature)
+                return model.complete(messages, max_tokens=max_tokens, json_schema=json_schema, temperature=temperature,
+                                      **extra)
             except LLMError as exc:
                 failures.append(f"{model.name}: {exc.message}")
         raise LLMError("every model of the chain failed: " + "; ".join(failures), details={"kind": "chain"})

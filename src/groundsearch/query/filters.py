@@ -12,14 +12,21 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidFilter, InvalidQuery, UnknownCollection
-from ..types import MAX_QUERY_CHARS, CollectionSpec, FieldFilter, Item, SearchFilter, SearchRequest, Status
+from ..types import (
+    MAX_QUERY_CHARS, REVIEW_STATUSES, CollectionSpec, FieldFilter, Item, SearchFilter, SearchRequest, Status,
+)
 
-__all__ = ["MAX_FILTER_VALUE_CHARS", "build_filter", "parse_filter_args", "request_filter", "validate_query",
-           "visible_under"]
+__all__ = ["FRESHNESS_DAYS", "MAX_FILTER_VALUE_CHARS", "REVIEW_KEYS", "build_filter", "parse_filter_args",
+           "request_filter", "review_filter", "validate_query", "visible_under"]
 
 MAX_FILTER_VALUE_CHARS = 200
 MAX_FILTER_VALUES = 50
 DATE_KEYS = ("date_from", "date_to")
+# Curation filters (docs/curation.md): not fields of a collection's schema, so valid for every collection.
+REVIEW_KEYS = ("overdue_review", "review_due_within_days", "review_status", "freshness")
+# freshness: the item's own date against today. Why these cut-offs: a quarter is "current" for releases and
+# papers alike; past a year most of either is superseded.
+FRESHNESS_DAYS = {"fresh": (0, 90), "aging": (91, 365), "stale": (366, None)}
 
 
 def validate_query(text: str | None) -> str:
@@ -90,6 +97,7 @@ def build_filter(
     include_archived: bool = False,
     include_superseded: bool = False,
     tenant: str | None = None,
+    today: dt.date | None = None,
 ) -> SearchFilter:
     """Validate collection names and filter fields against the configured schemas and build the filter.
 
@@ -109,6 +117,8 @@ def build_filter(
 
     date_from = date_to = None
     field_filters: list[FieldFilter] = []
+    today = today or dt.date.today()
+    curation: dict[str, list[str]] = {}
     for name, raw in (filters or {}).items():
         values = [raw] if isinstance(raw, str) else list(raw)
         if not values:
@@ -124,6 +134,9 @@ def build_filter(
                                     details={"field": name})
             if "\x00" in v:
                 raise InvalidFilter(f"filter {name!r} value contains a NUL character", details={"field": name})
+        if name in REVIEW_KEYS:
+            curation[name] = [v.strip() for v in values]
+            continue
         if name in DATE_KEYS:
             if len(values) != 1:
                 raise InvalidFilter(f"filter {name!r} takes exactly one date", details={"field": name})
@@ -135,10 +148,15 @@ def build_filter(
             continue
         if name not in allowed:
             raise InvalidFilter(
-                f"unknown filter field {name!r}; filterable fields here are {allowed + list(DATE_KEYS)}",
-                details={"field": name, "allowed": allowed + list(DATE_KEYS)},
+                f"unknown filter field {name!r}; filterable fields here are {allowed + list(DATE_KEYS + REVIEW_KEYS)}",
+                details={"field": name, "allowed": allowed + list(DATE_KEYS + REVIEW_KEYS)},
             )
         field_filters.append(FieldFilter(name=name, values=tuple(dict.fromkeys(v.strip() for v in values))))
+    review = review_filter(curation, today)
+    if "freshness" in curation:
+        fresh_from, fresh_to = review.pop("freshness")
+        date_from = max((d for d in (date_from, fresh_from) if d is not None), default=None)
+        date_to = min((d for d in (date_to, fresh_to) if d is not None), default=None)
     if date_from and date_to and date_from > date_to:
         raise InvalidFilter(f"date_from {date_from} is after date_to {date_to}", details={"field": "date_from"})
 
@@ -155,7 +173,55 @@ def build_filter(
         statuses=tuple(statuses),
         include_superseded=include_superseded,
         tenant=tenant,
+        **review,
     )
+
+
+def _one(name: str, values: Sequence[str]) -> str:
+    if len(values) != 1:
+        raise InvalidFilter(f"filter {name!r} takes exactly one value", details={"field": name})
+    return values[0]
+
+
+def review_filter(args: Mapping[str, Sequence[str]], today: dt.date) -> dict:
+    """The curation filters as ``SearchFilter`` keyword arguments (plus ``freshness`` as a date range).
+
+    ``overdue_review=true``: next review before today. ``review_due_within_days=N`` (1–365): next review on or
+    before today + N — what must be reviewed by then, overdue included. ``review_status``: any of the values.
+    ``freshness``: the item's date within ``FRESHNESS_DAYS`` of today.
+    """
+    out: dict = {}
+    due: list[dt.date] = []
+    if "overdue_review" in args:
+        value = _one("overdue_review", args["overdue_review"]).casefold()
+        if value != "true":
+            raise InvalidFilter(f"filter overdue_review={value!r}: the only value is 'true' (leave it out for all)",
+                                details={"field": "overdue_review", "accepted": ["true"]})
+        due.append(today - dt.timedelta(days=1))
+    if "review_due_within_days" in args:
+        raw = _one("review_due_within_days", args["review_due_within_days"])
+        if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= 365:
+            raise InvalidFilter(f"filter review_due_within_days={raw!r} must be a whole number of days from 1 to 365",
+                                details={"field": "review_due_within_days", "min": 1, "max": 365})
+        due.append(today + dt.timedelta(days=int(raw)))
+    if due:
+        out["review_due_before"] = min(due)
+    if "review_status" in args:
+        statuses = [v.casefold() for v in args["review_status"]]
+        bad = [v for v in statuses if v not in REVIEW_STATUSES]
+        if bad:
+            raise InvalidFilter(f"filter review_status={bad[0]!r} must be one of {list(REVIEW_STATUSES)}",
+                                details={"field": "review_status", "accepted": list(REVIEW_STATUSES)})
+        out["review_statuses"] = tuple(s for s in REVIEW_STATUSES if s in statuses)
+    if "freshness" in args:
+        value = _one("freshness", args["freshness"]).casefold()
+        if value not in FRESHNESS_DAYS:
+            raise InvalidFilter(f"filter freshness={value!r} must be one of {list(FRESHNESS_DAYS)}",
+                                details={"field": "freshness", "accepted": list(FRESHNESS_DAYS)})
+        newest, oldest = FRESHNESS_DAYS[value]
+        out["freshness"] = (None if oldest is None else today - dt.timedelta(days=oldest),
+                            today - dt.timedelta(days=newest))
+    return out
 
 
 def visible_under(f: SearchFilter, item: Item) -> bool:

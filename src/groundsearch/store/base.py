@@ -22,6 +22,7 @@ Semantics every backend honours:
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -125,6 +126,16 @@ class Store(Protocol):
     def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
         """Entities by the number of chunks mentioning them, counted over the items ``filter`` admits only
         (popular suggestions: a caller never sees names from another tenant's items or from drafts)."""
+        ...
+
+    def dated_mentions(self, filter: SearchFilter) -> list[tuple[str, str, dt.date]]:
+        """``(entity, item id, item date)`` once per entity and *dated* item the filter admits that mentions it
+        (trending: every count it shows is a count of these rows)."""
+        ...
+
+    def browse_rows(self, filter: SearchFilter) -> list[tuple[str, dt.date | None, str | None, str | None]]:
+        """``(item id, date, next_review_date, review_status)`` of every item the filter admits, by id (browse
+        sorts and pages these; review values as stored text, ``None`` when absent)."""
         ...
 
     # ---- metadata -------------------------------------------------------------------------------

@@ -106,6 +106,9 @@ def compile_filter(schema: tantivy.Schema, f: SearchFilter, drop: frozenset[str]
     no restriction remains.
     """
     Q, Occ = tantivy.Query, tantivy.Occur
+    if f.review_statuses or f.review_due_before is not None:
+        # the index holds no review dates; the store resolves those parts to item ids first (never drop them)
+        raise StoreError("review filters must be resolved to item ids before the keyword index sees them")
     if not f.statuses or any(not ff.values for ff in f.fields):
         return Q.empty_query()
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import SearchFilter
+from ..types import REVIEW_STATUSES, SearchFilter
 from .pg_codec import encode_text, normalize_field_value
 
 __all__ = ["Compiled", "compile_filter"]
@@ -59,4 +59,18 @@ def compile_filter(f: SearchFilter | None, alias: str = "i", prefix: str = "f") 
             f"EXISTS (SELECT 1 FROM item_fields fv WHERE fv.item_id = {alias}.id"
             f" AND fv.name = {name} AND md5(fv.value) = ANY({hashes}) AND fv.value = ANY({values}))"
         )
+    if f.review_statuses:
+        # "unverified" is also the state of an item nobody reviewed, so it is "none of the other statuses"
+        wanted = [s for s in REVIEW_STATUSES if s in f.review_statuses]
+        others = [s for s in REVIEW_STATUSES if s not in wanted]
+        negate = "unverified" in wanted
+        values = bind("review_statuses", others if negate else wanted)
+        parts.append(f"{'NOT ' if negate else ''}EXISTS (SELECT 1 FROM item_fields rv WHERE rv.item_id = {alias}.id"
+                     f" AND rv.name = 'review_status' AND rv.value = ANY({values}))")
+    if f.review_due_before is not None:
+        # ISO days compare as text under the C collation; the pattern keeps a stray non-date value from matching
+        due = bind("review_due_before", f.review_due_before.isoformat())
+        parts.append(f"EXISTS (SELECT 1 FROM item_fields rd WHERE rd.item_id = {alias}.id"
+                     f" AND rd.name = 'next_review_date' AND rd.value ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$'"
+                     f" AND rd.value COLLATE \"C\" <= {due})")
     return Compiled(" AND ".join(parts) if parts else "TRUE", params)

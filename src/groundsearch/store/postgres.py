@@ -8,6 +8,7 @@ pure modules (``pg_filters``, ``pg_bm25``, ``pg_vector``, ``pg_codec``); this cl
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from . import pg_curation
 from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
 from .pg_codec import decode_text as dec
@@ -373,6 +375,12 @@ ORDER BY c.pk, m.entity LIMIT %(lim)s""",
             {"lim": limit, **where.params},
         )
         return [(dec(e), int(n)) for e, n in rows]
+
+    def dated_mentions(self, filter: SearchFilter) -> list[tuple[str, str, dt.date]]:
+        return pg_curation.dated_mentions(self._fetch, filter)
+
+    def browse_rows(self, filter: SearchFilter) -> list[tuple[str, dt.date | None, str | None, str | None]]:
+        return pg_curation.browse_rows(self._fetch, filter)
 
 
 _UPSERT_ITEM = """

@@ -33,6 +33,8 @@ in, each fill logged as ``OP_VECTOR`` so only the vector index re-reads it.
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import json
 import logging
@@ -46,6 +48,7 @@ import numpy as np
 
 from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from . import sqlite_curation as curation
 from . import sqlite_graph as graph
 from .base import check_vectors, page_from
 from .keyword_tantivy import KeywordIndex
@@ -280,8 +283,11 @@ class SQLiteStore:
             return Page(hits=(), offset=offset, has_more=False)
         with self._lock:
             self._refresh()
+            narrowed = self._resolve_review(filter)
+        if narrowed is None:
+            return Page(hits=(), offset=offset, has_more=False)
         try:
-            keys, scores = self._keyword.search(terms, filter, limit + 1, offset)
+            keys, scores = self._keyword.search(terms, narrowed, limit + 1, offset)
         except IndexUnavailable:
             self._start_keyword_rebuild()
             raise
@@ -346,12 +352,28 @@ class SQLiteStore:
             keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
         return page_from(_hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
 
+    def _resolve_review(self, f: SearchFilter) -> SearchFilter | None:
+        """``f`` with its review-cadence parts turned into the item ids they admit, for the keyword index,
+        which holds field values as exact terms and so cannot compare dates; ``None`` when no item passes."""
+        if not f.review_statuses and f.review_due_before is None:
+            return f
+        only = SearchFilter(item_ids=f.item_ids, review_statuses=f.review_statuses,
+                            review_due_before=f.review_due_before, statuses=("draft", "published", "archived"),
+                            include_superseded=True)
+        where, params = item_filter_sql(only)
+        ids = tuple(r for (r,) in self._conn.execute(f"SELECT id FROM items i WHERE {where}", params))
+        if not ids:
+            return None
+        return dataclasses.replace(f, item_ids=ids, review_statuses=(), review_due_before=None)
+
     def _item_sets(self, f: SearchFilter) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Item rowids allowed by the field / item-id parts of ``f`` (``None``: no such constraint), and excluded."""
+        """Item rowids allowed by the field / item-id / review parts of ``f`` (``None``: no such constraint), and
+        excluded."""
         allowed = None
-        if f.fields or f.item_ids:
+        if f.fields or f.item_ids or f.review_statuses or f.review_due_before is not None:
             only = SearchFilter(fields=f.fields, item_ids=f.item_ids, statuses=("draft", "published", "archived"),
-                                include_superseded=True)
+                                include_superseded=True, review_statuses=f.review_statuses,
+                                review_due_before=f.review_due_before)
             where, params = item_filter_sql(only)
             allowed = np.asarray([r for (r,) in self._conn.execute(f"SELECT rowid FROM items i WHERE {where}", params)],
                                  dtype=np.int64)
@@ -466,6 +488,16 @@ class SQLiteStore:
     def top_terms(self, filter: SearchFilter, limit: int) -> list[tuple[str, int]]:
         with self._lock:
             return graph.top_terms(self._conn, filter, limit)
+
+    def dated_mentions(self, filter: SearchFilter) -> list[tuple[str, str, dt.date]]:
+        with self._lock:
+            self._refresh()
+            return curation.dated_mentions(self._conn, filter)
+
+    def browse_rows(self, filter: SearchFilter) -> list[tuple[str, dt.date | None, str | None, str | None]]:
+        with self._lock:
+            self._refresh()
+            return curation.browse_rows(self._conn, filter)
 
     # ================================================================================ metadata
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..types import FieldValue, SearchFilter, Status
+from ..types import REVIEW_STATUSES, FieldValue, SearchFilter, Status
 
 __all__ = [
     "DDL",
@@ -43,6 +43,7 @@ __all__ = [
     "filter_is_everything",
     "item_filter_sql",
     "like_escape",
+    "review_status_sets",
     "vector_from_blob",
     "vector_to_blob",
 ]
@@ -203,6 +204,8 @@ def filter_is_everything(f: SearchFilter) -> bool:
         and f.tenant is None
         and not f.item_ids
         and not f.exclude_item_ids
+        and not f.review_statuses
+        and f.review_due_before is None
     )
 
 
@@ -247,4 +250,21 @@ def item_filter_sql(f: SearchFilter | None, alias: str = "i") -> tuple[str, list
         in_list(f"{a}.id", f.item_ids)
     if f.exclude_item_ids:
         in_list(f"{a}.id", f.exclude_item_ids, negate=True)
+    if f.review_statuses:
+        # "unverified" is also the state of an item nobody reviewed, so it is "none of the other statuses"
+        wanted, others = review_status_sets(f.review_statuses)
+        clauses.append(f"{a}.rowid {'NOT ' if 'unverified' in wanted else ''}IN (SELECT item_rowid FROM item_fields "
+                       "WHERE name = 'review_status' AND value IN (SELECT value FROM json_each(?)))")
+        params.append(json.dumps(list(others if "unverified" in wanted else wanted)))
+    if f.review_due_before is not None:
+        # ISO days compare as text; the GLOB keeps a stray non-date value from ever matching
+        clauses.append(f"{a}.rowid IN (SELECT item_rowid FROM item_fields WHERE name = 'next_review_date' "
+                       "AND value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND value <= ?)")
+        params.append(f.review_due_before.isoformat())
     return " AND ".join(clauses) or "1", params
+
+
+def review_status_sets(statuses: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The asked review statuses and the rest of the known ones (for the "none of the others" form)."""
+    wanted = tuple(s for s in REVIEW_STATUSES if s in statuses)
+    return wanted, tuple(s for s in REVIEW_STATUSES if s not in wanted)

@@ -24,10 +24,13 @@ from .auth import KeyStore, keys_path
 from .deps import ApiState
 from .errors import ErrorBody, error_response, install_error_handlers
 from .ratelimit import RateLimiter
+from .routes_curation import router as curation_router
 from .routes_items import UPLOAD_MAX_BYTES
+from .routes_chat import router as chat_router
 from .routes_items import router as items_router
 from .routes_jobs import JobRunner
 from .routes_jobs import router as jobs_router
+from .routes_audit import router as audit_router
 from .routes_search import router as search_router
 
 __all__ = ["create_app", "uvicorn_config"]
@@ -142,8 +145,11 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     app.state.gs = ApiState(engine=engine, settings=settings, keys=keys, limiter=RateLimiter(settings))
     install_error_handlers(app)
     app.include_router(search_router)
+    app.include_router(curation_router)
+    app.include_router(audit_router)
     app.include_router(items_router)
     app.include_router(jobs_router)
+    app.include_router(chat_router)
     app.state.jobs = JobRunner(engine, settings)
     _mount_web(app)
     _mount_docs(app)

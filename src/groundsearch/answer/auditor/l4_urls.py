@@ -1,0 +1,193 @@
+"""L4: is each link in a reply alive? HEAD (GET when a server refuses HEAD), 3 s timeout, 24 h cache.
+
+A dead link in a grounded answer is a broken promise even when the address is in the sources: the auditor swaps
+it for a canonical alternative from the dossier, or sends the sentence to L3. Results are cached for a day —
+in Redis when one is configured (shared by every process), else in this process — so the second reply that
+cites the same page costs nothing. Redirects are followed (a 301 to a live page is healthy).
+
+Checking is off unless configured: an air-gapped deployment has no outside network, and a reply then says
+"URL health: off" instead of implying its links were checked. Addresses on private, loopback and link-local
+networks are refused unless explicitly allowed: the caller of ``POST /api/validate-urls`` chooses the URLs,
+and the server must not become a probe of its own network (SSRF).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from hashlib import sha256
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+
+__all__ = ["LocalCache", "RedisCache", "UrlHealth", "UrlStatus"]
+
+TIMEOUT_S = 3.0
+TTL_S = 24 * 3600
+MAX_PARALLEL = 8
+MAX_REDIRECTS = 5
+_HEAD_REFUSED = {403, 405, 501}  # servers that answer HEAD with these often serve GET fine
+
+
+@dataclass(frozen=True, slots=True)
+class UrlStatus:
+    url: str
+    healthy: bool
+    status: int | None  # final HTTP status after redirects; None: no response
+    final_url: str | None = None
+    reason: str = ""
+    cached: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Cache(Protocol):
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str, ttl_s: int) -> None: ...
+
+
+class LocalCache:
+    """In-process, expiring entries; thread-safe."""
+
+    def __init__(self, clock: Any = time.monotonic) -> None:
+        self._data: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is None or hit[0] <= self._clock():
+                self._data.pop(key, None)
+                return None
+            return hit[1]
+
+    def set(self, key: str, value: str, ttl_s: int) -> None:
+        with self._lock:
+            self._data[key] = (self._clock() + ttl_s, value)
+
+
+class RedisCache:
+    """Shared across processes; a Redis failure reads as a miss (the link is checked again), never an error."""
+
+    def __init__(self, url: str) -> None:
+        import redis  # optional dependency, only needed when redis_url is configured
+
+        self._client = redis.Redis.from_url(url, socket_timeout=0.2, socket_connect_timeout=0.2)
+
+    def get(self, key: str) -> str | None:
+        try:
+            raw = self._client.get(key)
+        except Exception:  # redis.RedisError and socket errors alike
+            return None
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    def set(self, key: str, value: str, ttl_s: int) -> None:
+        try:
+            self._client.set(key, value, ex=ttl_s)
+        except Exception:  # a lost write only costs a re-check
+            pass
+
+
+def _private(host: str) -> bool:
+    """Whether ``host`` is or resolves to a loopback, private, link-local or reserved address."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False  # unresolvable: the request fails on its own and says so
+    for info in infos:
+        ip = ipaddress.ip_address(info[4][0].split("%")[0])
+        if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast \
+                or ip.is_unspecified:
+            return True
+    return False
+
+
+class UrlHealth:
+    """Checks links; ``enabled=False`` reports why nothing was checked instead of pretending."""
+
+    def __init__(self, *, enabled: bool = True, timeout_s: float = TIMEOUT_S, ttl_s: int = TTL_S,
+                 cache: Cache | None = None, allow_private: bool = False,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.enabled = enabled
+        self.timeout_s = timeout_s
+        self.ttl_s = ttl_s
+        self.cache = cache if cache is not None else LocalCache()
+        self.allow_private = allow_private
+        self._transport = transport
+        self.fetches = 0  # requests actually sent (cache misses), for tests and diagnostics
+
+    @property
+    def state(self) -> str:
+        return "ran" if self.enabled else "off: URL health checks are not enabled (auditor.url_health)"
+
+    @staticmethod
+    def _key(url: str) -> str:
+        return "groundsearch:urlhealth:" + sha256(url.encode()).hexdigest()
+
+    def _refusal(self, url: str) -> str | None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return "not an http(s) address"
+        if not self.allow_private and _private(parts.hostname):
+            return "refused: a private or loopback address"
+        return None
+
+    def _fetch(self, url: str) -> UrlStatus:
+        if why := self._refusal(url):
+            return UrlStatus(url, False, None, reason=why)
+        self.fetches += 1
+        target = url
+        try:
+            with httpx.Client(timeout=httpx.Timeout(self.timeout_s), follow_redirects=False,
+                              transport=self._transport) as client:
+                # redirects are followed by hand so every hop passes the same address check (SSRF by redirect)
+                for _ in range(MAX_REDIRECTS + 1):
+                    response = client.head(target)
+                    if response.status_code in _HEAD_REFUSED:
+                        with client.stream("GET", target) as streamed:
+                            response = streamed
+                    if not response.is_redirect:
+                        break
+                    target = str(response.url.join(response.headers["location"]))
+                    if why := self._refusal(target):
+                        return UrlStatus(url, False, None, target, f"{why} (redirect)" if why.startswith(
+                            "refused") else why)
+                else:
+                    return UrlStatus(url, False, response.status_code, target, "too many redirects")
+        except httpx.TimeoutException:
+            return UrlStatus(url, False, None, reason=f"no answer within {self.timeout_s:g} s")
+        except httpx.HTTPError as exc:
+            return UrlStatus(url, False, None, reason=f"{type(exc).__name__}: {exc}"[:200])
+        status = response.status_code
+        healthy = status < 400
+        return UrlStatus(url, healthy, status, target, "" if healthy else f"HTTP {status}")
+
+    def check(self, url: str) -> UrlStatus:
+        key = self._key(url)
+        if (raw := self.cache.get(key)) is not None:
+            try:
+                data = json.loads(raw)
+                return UrlStatus(**{**data, "cached": True})
+            except (ValueError, TypeError):
+                pass  # a damaged entry is a miss
+        result = self._fetch(url)
+        if not result.reason.startswith("refused"):
+            self.cache.set(key, json.dumps({**result.as_dict(), "cached": False}), self.ttl_s)
+        return result
+
+    def check_many(self, urls: Iterable[str]) -> Mapping[str, UrlStatus]:
+        """One status per distinct URL, checked in parallel (a hang costs one timeout, not one per link)."""
+        distinct = list(dict.fromkeys(urls))
+        if not distinct:
+            return {}
+        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(distinct))) as pool:
+            return dict(zip(distinct, pool.map(self.check, distinct), strict=True))

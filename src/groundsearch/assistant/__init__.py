@@ -1,0 +1,1 @@
+"""The grounded conversational assistant: dossier (no LLM), tools, a turn loop, persistence (docs/assistant.md)."""

@@ -1,0 +1,247 @@
+"""One chat turn: load → ``prepare_dossier`` → respond (LLM with tools, or offline) → audit → persist → events.
+
+Events, in order: the search stages of the dossier's retrieval (``intent``, ``plan``, ``keyword``, ``vector``,
+``results``, ``prose``, …), ``dossier``, then ``discovery`` and/or ``handoff`` when they happen, ``audit``,
+``reply`` and ``complete`` (with ``conversation_id``). :func:`fold_chat` turns them into the JSON answer, so
+the stream and the JSON can never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput, LLMError, NotFound
+from ..models.base import ChatMessage, ToolCall
+from ..store.chat_base import StoredTurn
+from ..types import MAX_QUERY_CHARS, Event
+from .audit_adapter import audit_text
+from .config import Assistant, assistants_from
+from .dossier import Dossier, dossier_stream
+from .render import render
+from .tools import PREPARE_DOSSIER, RENDER_TOOLS, accept_discovery, handoff_decision, tool_definitions
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+__all__ = ["fold_chat", "forget", "history", "leaks", "run_turn"]
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
+SOURCE_CHARS_FOR_MODEL = 320
+SOURCES_FOR_MODEL = 4
+
+
+def _conversation_id(value: str | None) -> str:
+    if value is None:
+        return uuid.uuid4().hex
+    if not _ID.match(value):
+        raise InvalidInput("conversation_id must be 1–64 letters, digits, '-' or '_'",
+                           details={"field": "conversation_id"})
+    return value
+
+
+def _message(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise InvalidInput("message must not be empty", details={"field": "message"})
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"message is longer than {MAX_QUERY_CHARS} characters", details={"field": "message"})
+    return text
+
+
+def leaks(reply: str, secret: str, window: int = 8) -> bool:
+    """True when ``reply`` repeats any ``window`` consecutive words of ``secret`` (the system prompt)."""
+    norm = lambda s: re.findall(r"[a-z0-9]+", s.casefold())  # noqa: E731
+    words, said = norm(secret), " " + " ".join(norm(reply)) + " "
+    return any(" " + " ".join(words[i:i + window]) + " " in said for i in range(max(0, len(words) - window + 1)))
+
+
+def _model_view(dossier: Dossier, handoff: Mapping[str, Any] | None) -> str:
+    """The dossier as the model reads it: short excerpts, the constraint lists, what the rules allow."""
+    return json.dumps({
+        "sources": [{"n": s["n"], "title": s["title"], "url": s.get("url"), "text": s["text"][:SOURCE_CHARS_FOR_MODEL]}
+                    for s in dossier.sources[:SOURCES_FOR_MODEL]],
+        "retrieval_entities": list(dossier.retrieval_entities),
+        "qualification_signals": [{"signal": s["signal"], "value": s["value"]} for s in dossier.qualification_signals],
+        "supported_entities": list(dossier.supported_entities[:25]),
+        "source_urls": list(dossier.source_urls[:SOURCES_FOR_MODEL]),
+        "suggested_discovery_question": dossier.suggested_discovery_question,
+        "handoff_available": handoff["target"] if handoff else None,
+    }, ensure_ascii=False)
+
+
+def _offline_text(dossier: Dossier) -> str:
+    return " ".join(f"{s['text']}" + "".join(f" [{n}]" for n in s["citations"]) for s in dossier.answer[:3])
+
+
+class _Reply:
+    def __init__(self) -> None:
+        self.text = ""
+        self.mode = "offline"
+        self.blocks: list[dict[str, Any]] = []
+        self.discovery: dict[str, str] | None = None
+        self.handoff: dict[str, Any] | None = None
+        self.tools: list[dict[str, Any]] = []
+
+
+def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: str, prior: list[StoredTurn],
+                 handoff: Mapping[str, Any] | None, out: _Reply) -> None:
+    llm = engine.llm
+    assert llm is not None
+    thin = dossier.suggested_discovery_question is not None
+    call = ToolCall(id="call_dossier", name="prepare_dossier", arguments={"query": text})
+    messages = [ChatMessage("system", assistant.system_prompt)]
+    for t in prior:
+        messages += [ChatMessage("user", t.user), ChatMessage("assistant", t.reply)]
+    messages += [ChatMessage("user", text), ChatMessage("assistant", "", tool_calls=(call,)),
+                 ChatMessage("tool", _model_view(dossier, handoff), tool_call_id=call.id)]
+    tools = tool_definitions(assistant, dossier, discovery=thin, handoff=handoff is not None)
+    completion = llm.complete(messages, max_tokens=engine.settings.chat.max_tokens, tools=[PREPARE_DOSSIER, *tools])
+    out.mode = "llm"
+    out.text = completion.text.strip()
+    offered = {t["function"]["name"] for t in tools}
+    for c in completion.tool_calls:
+        record = {"name": c.name, "arguments": c.arguments, "by": "model"}
+        if c.name not in offered:
+            record["refused"] = "not offered this turn"
+        elif c.name == "ask_discovery_question":
+            if out.discovery is not None:
+                record["refused"] = "one discovery question per turn"
+            else:
+                out.discovery = accept_discovery(assistant, dossier, c.arguments)
+        elif c.name == "handoff_to_specialist":
+            if handoff is not None and c.arguments.get("target") in assistant.specialists and out.handoff is None:
+                out.handoff = {**handoff, "target": c.arguments["target"]}
+            else:
+                record["refused"] = "handoff outside the rule"
+        elif c.name in RENDER_TOOLS:
+            out.blocks.append(render(c.name, c.arguments, dossier.sources))
+        out.tools.append(record)
+
+
+def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None, tenant: str = "",
+             search_tenant: str | None = None, assistant: str | None = None) -> Iterator[Event]:
+    """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
+    retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search."""
+    started = time.perf_counter()
+    text = _message(message)
+    cid = _conversation_id(conversation_id)
+    settings = engine.settings
+    assistants = assistants_from(settings)
+    store = engine.conversations
+    conversation = store.load(tenant, cid)
+    state: dict[str, Any] = dict(conversation.state) if conversation else {}
+    name = conversation.assistant if conversation else (assistant or settings.chat.default_assistant)
+    if name not in assistants:
+        raise InvalidInput(f"unknown assistant {name!r}; configured assistants are {sorted(assistants)}",
+                           details={"field": "assistant"})
+    current = assistants[name]
+    prior = store.turns(tenant, cid, limit=settings.chat.prompt_turns) if conversation else []
+
+    dossier = yield from dossier_stream(engine, current, text, state, tenant=search_tenant,
+                                        sources_max=settings.chat.sources)
+    yield Event("dossier", dossier.as_dict())
+    out = _Reply()
+    out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
+    first_token_ms = None
+    rule_handoff = handoff_decision(current, dossier, {n: a.topics for n, a in assistants.items()})
+    degraded: list[str] = []
+    if not dossier.grounded:
+        out.text, out.mode = current.fallback_text, "fallback"
+    elif engine.llm is not None:
+        try:
+            _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
+        except LLMError as exc:
+            degraded.append(f"llm: {exc.message}; answered offline")
+            out = _Reply()
+            out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
+    if out.mode == "offline":
+        out.text = _offline_text(dossier) or current.fallback_text
+        out.blocks = [render("render_evidence_card", {"source": s["n"]}, dossier.sources) for s in dossier.sources[:2]]
+    if rule_handoff is not None and out.handoff is None:
+        out.handoff = rule_handoff
+        out.tools.append({"name": "handoff_to_specialist", "arguments": rule_handoff, "by": "policy"})
+    if out.handoff is None and out.discovery is None and dossier.suggested_discovery_question is not None:
+        out.discovery = dict(dossier.suggested_discovery_question)
+        out.tools.append({"name": "ask_discovery_question", "arguments": out.discovery, "by": "policy"})
+    if out.handoff is not None:
+        out.discovery = None  # a specialist takes over: it asks its own questions
+        if not out.text or out.mode == "fallback":
+            out.text = out.text or f"I'm handing you over to {out.handoff['target']}."
+    if not out.text:
+        out.text = _offline_text(dossier) or current.fallback_text
+    first_token_ms = round((time.perf_counter() - started) * 1000, 2)
+
+    if out.discovery:
+        yield Event("discovery", out.discovery)
+    if out.handoff:
+        yield Event("handoff", out.handoff)
+    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current, settings)
+    final = audit.get("text", out.text)
+    # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
+    if leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
+        final = WITHHELD
+        audit = {**audit, "guard": "the reply repeated the system prompt; withheld"}
+    yield Event("audit", audit)
+
+    asked = list(state.get("asked") or []) + ([out.discovery["signal"]] if out.discovery else [])
+    new_state = {
+        "signals": list(dossier.qualification_signals),
+        "retrieval_entities": list(dossier.retrieval_entities),
+        "asked": asked[-20:],
+        "last_query": dossier.query,
+        "turns": int(state.get("turns", 0)) + 1,
+        "handoffs": list(state.get("handoffs") or []) + ([out.handoff] if out.handoff else []),
+    }
+    next_assistant = out.handoff["target"] if out.handoff else name
+    turn = StoredTurn(seq=0, user=text, reply=final, assistant=name, dossier=dossier.as_dict(), audit=audit,
+                      tools=tuple(out.tools))
+    saved = store.append_turn(tenant, cid, next_assistant, new_state, turn, settings.chat.keep_turns)
+    yield Event("reply", {"text": final, "mode": out.mode, "render": out.blocks, "assistant": name,
+                          "tools": out.tools})
+    yield Event("complete", {"conversation_id": cid, "turn": new_state["turns"], "assistant": saved.assistant,
+                             "first_token_ms": first_token_ms,
+                             "total_latency_ms": round((time.perf_counter() - started) * 1000, 2),
+                             "degraded": degraded})
+
+
+def fold_chat(events: Iterable[Event]) -> dict[str, Any]:
+    """The JSON answer of a turn: the fold of its events (search stages kept under ``search``)."""
+    out: dict[str, Any] = {"discovery": None, "handoff": None, "search": {}}
+    for e in events:
+        if e.name in ("dossier", "discovery", "handoff", "audit"):
+            out[e.name] = dict(e.data)
+        elif e.name == "reply":
+            out.update({"reply": e.data["text"], "mode": e.data["mode"], "render": e.data["render"],
+                        "assistant": e.data["assistant"], "tools": e.data["tools"]})
+        elif e.name == "complete":
+            out.update({"conversation_id": e.data["conversation_id"], "turn": e.data["turn"],
+                        "next_assistant": e.data["assistant"], "first_token_ms": e.data["first_token_ms"],
+                        "total_latency_ms": e.data["total_latency_ms"], "degraded": e.data["degraded"]})
+        elif e.name in ("intent", "plan", "results", "prose"):
+            out["search"][e.name] = dict(e.data)
+    return out
+
+
+def history(engine: Engine, conversation_id: str, *, tenant: str) -> dict[str, Any]:
+    """``GET /api/chat/{id}``: the stored conversation, or ``NotFound`` (also for another tenant's id)."""
+    conversation = engine.conversations.load(tenant, _conversation_id(conversation_id))
+    if conversation is None:
+        raise NotFound(f"no conversation with id {conversation_id!r}", details={"id": conversation_id})
+    turns = engine.conversations.turns(tenant, conversation.id)
+    return {"conversation_id": conversation.id, "assistant": conversation.assistant, "state": dict(conversation.state),
+            "created_at": conversation.created_at, "updated_at": conversation.updated_at,
+            "turns": [{"seq": t.seq, "user": t.user, "reply": t.reply, "assistant": t.assistant,
+                       "dossier": dict(t.dossier), "audit": dict(t.audit), "tools": list(t.tools),
+                       "created_at": t.created_at} for t in turns]}
+
+
+def forget(engine: Engine, conversation_id: str, *, tenant: str) -> None:
+    """``DELETE /api/chat/{id}``: remove every trace, or ``NotFound`` when the tenant has no such conversation."""
+    if not engine.conversations.delete(tenant, _conversation_id(conversation_id)):
+        raise NotFound(f"no conversation with id {conversation_id!r}", details={"id": conversation_id})

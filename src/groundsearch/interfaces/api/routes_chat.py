@@ -1,0 +1,70 @@
+"""The grounded assistant over HTTP: ``POST /api/chat`` (JSON, or SSE with ``?stream=true``),
+``GET /api/chat/{id}`` (history) and ``DELETE /api/chat/{id}``. Thin calls into ``assistant/turn.py``.
+
+Keys, roles and tenancy are exactly search's: a viewer may chat, a turn counts against the search rate
+limit, retrieval sees what the caller's search would see, and the conversation is stored under the caller's
+own tenant — so another tenant's conversation id answers 404, indistinguishable from an unknown one.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from ...assistant.turn import fold_chat, forget, history, run_turn
+from ...types import MAX_QUERY_CHARS
+from .auth import Principal
+from .deps import requires, state
+from .sse import first_event, sse_events
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", tags=["chat"])
+
+
+class ChatBody(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    message: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what the user says this turn")
+    conversation_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
+                                        description="continue this conversation; omitted: start a new one")
+    assistant: str | None = Field(default=None, max_length=64,
+                                  description="which configured assistant starts a new conversation")
+
+
+def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
+    return run_turn(engine, body.message, conversation_id=body.conversation_id, tenant=who.write_tenant,
+                    search_tenant=who.tenant, assistant=body.assistant)
+
+
+@router.post("/chat")
+async def chat(request: Request, body: ChatBody, stream: bool = False,
+               who: Principal = Depends(requires("viewer", "search"))) -> Any:
+    """One turn: dossier, reply (LLM with tools, or offline), audit, persisted. `?stream=true`: SSE with the
+    search stages, then `dossier`, `discovery`, `handoff`, `audit`, `reply`, `complete {conversation_id}`."""
+    engine = state(request).engine
+    if not stream:
+        return await run_in_threadpool(lambda: fold_chat(_turn(engine, body, who)))
+    started = time.perf_counter()
+    events = _turn(engine, body, who)
+    first = await first_event(events)
+    return EventSourceResponse(sse_events(events, first, started, getattr(request.state, "request_id", "-")), ping=15)
+
+
+@router.get("/chat/{conversation_id}")
+def chat_history(request: Request, conversation_id: str,
+                 who: Principal = Depends(requires("viewer"))) -> Any:
+    """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
+    return history(state(request).engine, conversation_id, tenant=who.write_tenant)
+
+
+@router.delete("/chat/{conversation_id}", status_code=204)
+def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
+    """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
+    forget(state(request).engine, conversation_id, tenant=who.write_tenant)
+    return Response(status_code=204)

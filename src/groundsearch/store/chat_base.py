@@ -1,0 +1,68 @@
+"""The ``ConversationStore`` protocol: chat turns, signals, dossiers and audit traces, per tenant.
+
+Kept apart from the item ``Store``: a conversation is not searchable content, and a backend joins by
+implementing these few calls (``store/sqlite_chat.py``, ``store/pg_chat.py``); ``tests/store/test_chat_contract.py``
+runs unchanged against both.
+
+Semantics every backend honours:
+
+* Every call takes the caller's ``tenant``; a conversation of another tenant reads exactly like one that does
+  not exist (``None`` / ``False``), so an id can never be probed across tenants.
+* ``append_turn`` is atomic: the conversation's state, the new turn and the trimming of turns beyond
+  ``keep_turns`` commit together or not at all.
+* ``delete`` removes every trace: the conversation row and all its turns (dossiers and audit traces live in them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["Conversation", "ConversationStore", "StoredTurn"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTurn:
+    """One exchange: what the user said and what the assistant answered, with the dossier and the audit trace."""
+
+    seq: int
+    user: str
+    reply: str
+    assistant: str
+    dossier: Mapping[str, Any] = field(default_factory=dict)
+    audit: Mapping[str, Any] = field(default_factory=dict)
+    tools: tuple[Mapping[str, Any], ...] = ()  # the tool calls of the turn, in order
+    created_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: str
+    tenant: str
+    assistant: str  # the assistant now answering (a handoff changes it)
+    state: Mapping[str, Any]  # signals, retrieval entities, asked questions, handoffs
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+@runtime_checkable
+class ConversationStore(Protocol):
+    def load(self, tenant: str, conversation_id: str) -> Conversation | None: ...
+
+    def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
+        """The stored turns, oldest first; with ``limit`` only the newest ``limit`` of them."""
+        ...
+
+    def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
+                    turn: StoredTurn, keep_turns: int) -> Conversation:
+        """Create the conversation if new, replace its state, add ``turn`` (its ``seq`` is assigned here),
+        and drop the oldest turns beyond ``keep_turns``, all in one transaction."""
+        ...
+
+    def delete(self, tenant: str, conversation_id: str) -> bool:
+        """Remove the conversation and every turn; ``False`` when the tenant has no such conversation."""
+        ...
+
+    def close(self) -> None: ...

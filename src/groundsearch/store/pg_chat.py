@@ -1,0 +1,114 @@
+"""``ConversationStore`` on Postgres: the tables of migration 0003, on a small pool of its own.
+
+The item store applies the migrations when it opens; this class checks nothing but the tables it uses. Every
+statement is keyed by ``(tenant, id)``, and turns go with their conversation through ``ON DELETE CASCADE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..errors import StoreError
+from .chat_base import Conversation, StoredTurn
+from .pg_connect import is_transient, retrying, unavailable
+
+__all__ = ["PgConversationStore"]
+
+T = TypeVar("T")
+
+
+class PgConversationStore:
+    def __init__(self, dsn: str, pool: ConnectionPool) -> None:
+        self._dsn = dsn
+        self._pool = pool
+
+    @classmethod
+    def open(cls, dsn: str, *, pool_size: int = 2) -> PgConversationStore:
+        pool = ConnectionPool(dsn, min_size=1, max_size=max(1, pool_size), open=False)
+        try:
+            pool.open(wait=True, timeout=15)
+        except PoolTimeout as exc:
+            pool.close()
+            raise unavailable(dsn, exc) from exc
+        return cls(dsn, pool)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
+        try:
+            for attempt in retrying():
+                with attempt:
+                    with self._pool.connection(timeout=15) as conn:
+                        with conn.transaction():
+                            return work(conn)
+        except psycopg.Error as exc:
+            if is_transient(exc):
+                raise unavailable(self._dsn, exc) from exc
+            primary = exc.diag.message_primary or str(exc)
+            raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
+        except PoolTimeout as exc:
+            raise unavailable(self._dsn, exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def load(self, tenant: str, conversation_id: str) -> Conversation | None:
+        row = self._run(lambda conn: conn.execute(
+            "SELECT id, tenant, assistant, state, created_at, updated_at FROM conversations "
+            "WHERE tenant = %s AND id = %s", (tenant, conversation_id)).fetchone())
+        if row is None:
+            return None
+        return Conversation(id=row[0], tenant=row[1], assistant=row[2], state=row[3], created_at=row[4],
+                            updated_at=row[5])
+
+    def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
+        sql = ("SELECT seq, user_text, reply, assistant, dossier, audit, tools, created_at FROM conversation_turns "
+               "WHERE tenant = %s AND conversation_id = %s ORDER BY seq DESC")
+        params: tuple[Any, ...] = (tenant, conversation_id)
+        if limit is not None:
+            sql += " LIMIT %s"
+            params += (max(0, int(limit)),)
+        rows = self._run(lambda conn: conn.execute(sql, params).fetchall())
+        return [StoredTurn(seq=r[0], user=r[1], reply=r[2], assistant=r[3], dossier=r[4], audit=r[5],
+                           tools=tuple(r[6]), created_at=r[7]) for r in reversed(rows)]
+
+    def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
+                    turn: StoredTurn, keep_turns: int) -> Conversation:
+        def work(conn: psycopg.Connection) -> None:
+            conn.execute(
+                "INSERT INTO conversations (tenant, id, assistant, state) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (tenant, id) DO UPDATE SET assistant = excluded.assistant, state = excluded.state, "
+                "updated_at = now()", (tenant, conversation_id, assistant, Jsonb(dict(state))))
+            # The conversation row is locked by the upsert above, so concurrent turns of one conversation
+            # take their sequence numbers one after the other.
+            (last,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM conversation_turns WHERE tenant = %s AND conversation_id = %s",
+                (tenant, conversation_id)).fetchone()
+            seq = int(last) + 1
+            conn.execute(
+                "INSERT INTO conversation_turns (tenant, conversation_id, seq, user_text, reply, assistant, dossier, "
+                "audit, tools) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (tenant, conversation_id, seq, turn.user, turn.reply, turn.assistant,
+                 Jsonb(_plain(turn.dossier)), Jsonb(_plain(turn.audit)), Jsonb(_plain(list(turn.tools)))))
+            conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND conversation_id = %s AND seq <= %s",
+                         (tenant, conversation_id, seq - max(1, keep_turns)))
+
+        self._run(work)
+        conversation = self.load(tenant, conversation_id)
+        assert conversation is not None
+        return conversation
+
+    def delete(self, tenant: str, conversation_id: str) -> bool:
+        return bool(self._run(lambda conn: conn.execute(
+            "DELETE FROM conversations WHERE tenant = %s AND id = %s", (tenant, conversation_id)).rowcount))
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy (dates and other values as text), the form SQLite stores too."""
+    import json
+
+    return json.loads(json.dumps(value, default=str))

@@ -1,0 +1,102 @@
+"""The ConversationStore contract, unchanged on SQLite and on the Postgres the suite starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from groundsearch.store.chat_base import ConversationStore, StoredTurn
+
+BACKENDS = ["sqlite", "postgres"]
+
+
+@pytest.fixture(params=BACKENDS)
+def chat_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Callable[[], ConversationStore],
+                                                                                     Callable[[], ConversationStore]]]:
+    """``(make, reopen)``: a fresh store, and the same database opened again (a restart)."""
+    opened: list[ConversationStore] = []
+    if request.param == "sqlite":
+        from groundsearch.store.sqlite_chat import SQLiteConversationStore
+
+        path = tmp_path / "store" / "store.sqlite3"
+
+        def make() -> ConversationStore:
+            opened.append(SQLiteConversationStore.open(path))
+            return opened[-1]
+    else:
+        from groundsearch.store.pg_chat import PgConversationStore
+        from groundsearch.store.pg_migrations import apply_migrations
+
+        dsn = request.getfixturevalue("postgres_database")()
+        apply_migrations(dsn)
+
+        def make() -> ConversationStore:
+            opened.append(PgConversationStore.open(dsn))
+            return opened[-1]
+    yield make, make
+    for s in opened:
+        try:
+            s.close()
+        except Exception:
+            pass
+
+
+def turn(user: str, reply: str = "ok", **kw) -> StoredTurn:
+    return StoredTurn(seq=0, user=user, reply=reply, assistant="default", **kw)
+
+
+def test_round_trip_and_survives_reopen(chat_backend) -> None:
+    make, reopen = chat_backend
+    store = make()
+    state = {"signals": [{"signal": "budget", "value": "$5k"}], "retrieval_entities": [{"field": "product", "value": "x"}]}
+    dossier = {"source_urls": ["https://a.example/1"], "supported_entities": ["Alpha"]}
+    store.append_turn("t1", "c1", "default", state, turn("hello", "hi", dossier=dossier, audit={"marked": 0},
+                                                           tools=({"name": "prepare_dossier"},)), keep_turns=10)
+    store.append_turn("t1", "c1", "papers-expert", state, turn("more"), keep_turns=10)
+    store.close()
+    again = reopen()
+    conv = again.load("t1", "c1")
+    assert conv is not None and conv.assistant == "papers-expert" and conv.state == state
+    turns = again.turns("t1", "c1")
+    assert [t.seq for t in turns] == [1, 2]
+    assert turns[0].user == "hello" and turns[0].reply == "hi"
+    assert turns[0].dossier == dossier and turns[0].audit == {"marked": 0}
+    assert turns[0].tools == ({"name": "prepare_dossier"},)
+
+
+def test_history_is_bounded_keeping_the_newest(chat_backend) -> None:
+    store = chat_backend[0]()
+    for i in range(7):
+        store.append_turn("", "c", "default", {}, turn(f"u{i}"), keep_turns=3)
+    assert [t.user for t in store.turns("", "c")] == ["u4", "u5", "u6"]
+    assert [t.user for t in store.turns("", "c", limit=2)] == ["u5", "u6"]
+
+
+def test_other_tenant_reads_nothing_and_cannot_delete(chat_backend) -> None:
+    store = chat_backend[0]()
+    store.append_turn("acme", "shared-id", "default", {"signals": []}, turn("secret plan"), keep_turns=10)
+    assert store.load("globex", "shared-id") is None
+    assert store.turns("globex", "shared-id") == []
+    assert store.delete("globex", "shared-id") is False
+    assert store.load("acme", "shared-id") is not None  # untouched by the other tenant's delete
+    # the same id in another tenant is another conversation
+    store.append_turn("globex", "shared-id", "default", {}, turn("mine"), keep_turns=10)
+    assert [t.user for t in store.turns("acme", "shared-id")] == ["secret plan"]
+
+
+def test_delete_removes_every_trace(chat_backend) -> None:
+    make, reopen = chat_backend
+    store = make()
+    store.append_turn("", "gone", "default", {"signals": [1]}, turn("a", dossier={"x": 1}), keep_turns=10)
+    store.append_turn("", "gone", "default", {}, turn("b", audit={"y": 2}), keep_turns=10)
+    assert store.delete("", "gone") is True
+    assert store.load("", "gone") is None and store.turns("", "gone") == []
+    assert store.delete("", "gone") is False
+    store.close()
+    again = reopen()
+    assert again.load("", "gone") is None and again.turns("", "gone") == []
+    # a new conversation under the same id starts from seq 1 with no old state
+    again.append_turn("", "gone", "default", {}, turn("new"), keep_turns=10)
+    assert [t.seq for t in again.turns("", "gone")] == [1]
