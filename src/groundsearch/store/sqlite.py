@@ -291,7 +291,10 @@ class SQLiteStore:
         except IndexUnavailable:
             self._start_keyword_rebuild()
             raise
-        return page_from(_hits(keys, scores), offset, limit)
+        # Equal scores in tantivy come back in segment order, which depends on how the index was committed (a
+        # rebuilt index is one segment); by key they are the same however it was built, as on Postgres.
+        hits = sorted(_hits(keys, scores), key=lambda h: (-h[1], h[0]))
+        return page_from(hits, offset, limit)
 
     def _start_keyword_rebuild(self) -> None:
         """The writer rebuilds a keyword index a search found damaged, in the background: the vector leg
