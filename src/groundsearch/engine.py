@@ -17,6 +17,8 @@ from .query.filters import request_filter, visible_under
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
+from .store.telemetry_base import Feedback, TelemetryStore
+from .telemetry.wiring import telemetry_recorder
 from .types import (
     CollectionSpec,
     Event,
@@ -41,13 +43,15 @@ class Engine:
     """One open knowledge base. Create with :meth:`open`; close when done (or use ``with``)."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Embedder, llm: LLM | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None, *, telemetry: TelemetryStore | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
-        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker)
+        self.recorder = telemetry_recorder(settings, store, telemetry)
+        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
+                                   feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
@@ -104,6 +108,8 @@ class Engine:
         if self._conversations is not None:
             self._conversations.close()
         self.retriever.close()
+        if self.recorder is not None:
+            self.recorder.close()
         self.store.close()
 
     def __enter__(self) -> Engine:
@@ -238,10 +244,12 @@ class Engine:
         """Execute a plan made by :meth:`Orchestrator.plan` (the one planner)."""
         return self.retriever.retrieve(plan)
 
-    def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+    def search(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> SearchResponse:
         from .orchestrate import fold
 
-        return fold(self.stream(request, tenant=tenant))
+        # surface only when not the default, so overrides of stream(request, tenant=) keep working
+        extra = {"surface": surface} if surface != "search" else {}
+        return fold(self.stream(request, tenant=tenant, **extra))
 
     def answer_pipeline(self) -> Orchestrator:
         """The one orchestrator (classify → plan → retrieve → normalize → synthesize → audit), built once."""
@@ -252,9 +260,13 @@ class Engine:
             from .orchestrate import Orchestrator
             from .query.intent.cascade import IntentCascade
 
-            cascade = IntentCascade(self.settings, self.embedder, self.llm)
+            cascade = IntentCascade(self.settings, self.embedder, self.llm,
+                                    on_shadow=self.recorder.shadow if self.recorder is not None else None)
+            from .curation import trending_topics
+
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
-                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version))
+                                        load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version),
+                                        trending=partial(trending_topics, self.store, self.settings.collections))
         return self._answer
 
     def url_health(self) -> UrlHealth:
@@ -301,14 +313,59 @@ class Engine:
         self._answer = self._extractive = None
         return cleared
 
-    def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+    def stream(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> Iterator[Event]:
         """The same search as :meth:`search`, as the sequence of stage events; ``search`` is their fold.
 
         Events: ``intent``, ``plan``, ``keyword``/``vector``, one per structured result kind, ``results``,
         ``prose``, ``complete`` (with diagnostics). A consumer that stops iterating (a client that
-        disconnected) stops the remaining stages.
+        disconnected) stops the remaining stages. Each request leaves one telemetry record (``surface``:
+        search / ask / mcp / chat), whose id is ``diagnostics.request_id``.
         """
-        yield from self.answer_pipeline().run(request, tenant=tenant)
+        import uuid
+
+        request_id = uuid.uuid4().hex
+        events = self.answer_pipeline().run(request, tenant=tenant, request_id=request_id)
+        if self.recorder is None:
+            yield from events
+            return
+        yield from self.recorder.observe(events, query=request.query, tenant=tenant, surface=surface,
+                                         request_id=request_id)
+
+    # ---- feedback -------------------------------------------------------------------------------
+
+    def add_feedback(self, request_id: str, item_id: str, useful: bool, *, tenant: str | None = None) -> Feedback:
+        """Mark a source request ``request_id`` showed as useful or not; ``NotFound`` unless that request is
+        the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown)."""
+        store = self._telemetry_for("feedback")
+        shown = store.request_results(tenant or "", request_id)
+        if shown is None:
+            raise NotFound(f"no request with id {request_id!r}", details={"request_id": request_id})
+        if item_id not in shown:
+            raise NotFound(f"request {request_id!r} did not show item {item_id!r}",
+                           details={"request_id": request_id, "item_id": item_id})
+        return store.put_feedback(tenant or "", request_id, item_id, useful)
+
+    def remove_feedback(self, feedback_id: str, *, tenant: str | None = None) -> None:
+        if not self._telemetry_for("feedback").delete_feedback(tenant or "", feedback_id):
+            raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
+
+    def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """``{item_id: (useful, marks)}`` of ``tenant`` (what the weighted profile's feedback boost reads)."""
+        return self._telemetry_for("feedback").feedback_stats(tenant or "", item_ids)
+
+    def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:
+        """What ``tenant``'s users search most since ``since`` (a UTC datetime): query-term counts from
+        telemetry, named only where the term is a word of that tenant's corpus (telemetry.privacy)."""
+        recorder = self.recorder
+        if recorder is None:
+            return []
+        names = [term for term, _ in self.store.top_terms(SearchFilter(tenant=tenant), 5000)]
+        return recorder.popular_terms(tenant or "", since, limit, names)
+
+    def _telemetry_for(self, what: str) -> TelemetryStore:
+        if self.recorder is None:
+            raise ConfigError(f"{what} needs telemetry, which is off (telemetry.enabled = false)")
+        return self.recorder.store
 
     def suggestions(self, limit: int = 10, filter: SearchFilter | None = None) -> list[str]:
         """Popular topics: the entities mentioned in most chunks the caller may search (``filter``: its tenant,

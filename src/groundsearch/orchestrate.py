@@ -29,11 +29,13 @@ from .answer.sentence_vectors import sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
+from .models.metering import Meter, metered
 from .presenters import evidence_out, plan_dict
 from .query.filters import build_filter, validate_query
 from .query.gate import judge
 from .query.planner import PlanProfile, plan_retrieval
 from .query.retrieve import Retriever
+from .query.trending import asks_for_trending, trending_table
 from .settings import Settings
 from .types import (
     Diagnostics,
@@ -44,6 +46,7 @@ from .types import (
     Intent,
     Prose,
     RetrievalPlan,
+    SearchFilter,
     SearchRequest,
     SearchResponse,
     Sentence,
@@ -101,6 +104,7 @@ class Orchestrator:
         llm: LLM | None = None,
         load_prompt: Callable[[str], str] | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        trending: Callable[..., Any] | None = None,
     ) -> None:
         self.settings = settings
         self.retriever = retriever
@@ -109,6 +113,7 @@ class Orchestrator:
         self.load_prompt = load_prompt
         self.today = today
         self.specs = {c.name: c for c in settings.collections}
+        self.trending = trending  # curation.trending_topics bound to the store: "what's trending" asks
 
     # ---- stages ---------------------------------------------------------------------------------
 
@@ -153,15 +158,34 @@ class Orchestrator:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
                               embedder_id=self.retriever.embedder.model_id, profile=profile)
 
+    def _trending(self, intent: Intent, plan: RetrievalPlan, run: _Run) -> list[StructuredResult]:
+        """The trending table for a "what's trending" request, over the plan's collections and governance (not
+        its date filter: the baseline windows reach back before the horizon); the cascade's horizon is the
+        window, and a failure only drops the table."""
+        f = SearchFilter(collections=plan.collections, statuses=plan.filter.statuses,
+                         include_superseded=plan.filter.include_superseded, tenant=plan.filter.tenant)
+        try:
+            kwargs = {"horizon_days": intent.horizon_days} if intent.horizon_days else {}
+            result = self.trending(f, today=self.today(), **kwargs)  # type: ignore[misc]
+        except Exception as exc:
+            run.degraded.append(f"trending: failed ({type(exc).__name__}: {exc}); no trending table")
+            return []
+        return [trending_table(result)] if result.topics else []
+
     # ---- the orchestrator -----------------------------------------------------------------------
 
-    def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+    def run(self, request: SearchRequest, *, tenant: str | None = None,
+            request_id: str | None = None) -> Iterator[Event]:
         run = _Run()
+        # One token budget for every model call of this request; each stage charges it under its own name
+        # (the blocks hold no ``yield``: a generator's next step may run in another context).
+        meter = Meter(self.settings.llm.request_token_budget, self.settings.llm.prices)
         query = validate_query(request.query)
         # Bad input must surface before the first event, so a streaming client gets a plain 400, not a
         # stream that breaks off; the planner re-validates the same way later (pure, cheap).
         build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
-        intent = self._classify(query, request.hints, run)
+        with metered(meter, "intent"):
+            intent = self._classify(query, request.hints, run)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
 
@@ -171,7 +195,8 @@ class Orchestrator:
         yield Event("plan", plan_dict(plan))
 
         t = time.perf_counter()
-        evidence = self._retrieve(plan, run, "retrieve")
+        with metered(meter, "rerank"):  # the LLM reranker is retrieval's one model caller
+            evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
@@ -189,6 +214,8 @@ class Orchestrator:
         except Exception as exc:  # structured results are extra: the results list still answers
             results = []
             run.degraded.append(f"normalize: failed ({type(exc).__name__}: {exc}); no structured results")
+        if self.trending is not None and asks_for_trending(query):
+            results = [*self._trending(intent, plan, run), *results]
         run.lap("normalize", t)
         for result in results:
             yield Event(result.kind, result.model_dump(mode="json"))
@@ -202,9 +229,10 @@ class Orchestrator:
                 nothing = Sentence(text=NOTHING_RELEVANT, citations=())
                 synthesis = Synthesis(Prose(sentences=(nothing,), mode="extractive"))
             else:
-                synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
-                                       vectors=sentence_vectors_for(self.retriever))
+                with metered(meter, "narration"):
+                    synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
+                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                           vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:
@@ -217,7 +245,8 @@ class Orchestrator:
         checked = report.prose
         if self.llm is not None and self.load_prompt is not None:  # repair() itself skips clean or extractive prose
             try:
-                fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
+                with metered(meter, "repair"):
+                    fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
                 checked = fixed.prose
                 run.degraded.extend(fixed.notes)
             except Exception as exc:  # e.g. the repair prompt file is missing: the markers stand
@@ -228,7 +257,8 @@ class Orchestrator:
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
-                                  gate=dataclasses.asdict(gate), vectors_pending=_pending(self.retriever.store))
+                                  gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id,
+                                  vectors_pending=_pending(self.retriever.store))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
 

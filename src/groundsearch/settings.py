@@ -28,7 +28,9 @@ __all__ = [
     "IntentSettings",
     "LLMSettings",
     "RetrievalSettings",
+    "ModelPrice",
     "Settings",
+    "TelemetrySettings",
     "WeightedProfile",
     "load_settings",
     "parse_collections",
@@ -56,6 +58,10 @@ class WeightedProfile(_Frozen):
     keyword_field_match: float = Field(default=0.10, ge=0)
     recency: float = Field(default=0.05, ge=0)
     recency_window_days: int = Field(default=365, ge=1)
+    # Users' useful / not-useful marks lift an item by at most this share of its score, and only once it has
+    # feedback_min_marks marks: one click cannot reorder results, and an item nobody marked never loses.
+    feedback: float = Field(default=0.03, ge=0, le=0.2)
+    feedback_min_marks: int = Field(default=2, ge=1)
 
 
 class RetrievalSettings(_Frozen):
@@ -87,6 +93,11 @@ class IntentSettings(_Frozen):
     shadow: bool = False
 
 
+class ModelPrice(_Frozen):
+    prompt_per_mtok: float = Field(default=0.0, ge=0)
+    completion_per_mtok: float = Field(default=0.0, ge=0)
+
+
 class LLMSettings(_Frozen):
     """An optional LLM. With none configured, answers are extractive and intent uses tiers 1–2."""
 
@@ -99,6 +110,10 @@ class LLMSettings(_Frozen):
     max_tokens: int = Field(default=512, ge=16)
     request_token_budget: int = Field(default=4000, ge=64)
     prompts_version: str = "v1"
+
+    # USD per million tokens by model name (as the endpoint reports it, or gguf:<file>); unpriced models cost 0
+    # and the report says they are unpriced.
+    prices: dict[str, ModelPrice] = {}
 
     @property
     def enabled(self) -> bool:
@@ -144,6 +159,20 @@ class McpSettings(_Frozen):
     all_tenants: bool = False
 
 
+class TelemetrySettings(_Frozen):
+    """One record per request (docs/operations.md). The query is kept as a keyed HMAC unless ``store_raw_query``."""
+
+    enabled: bool = True
+    # The HMAC key; unset, a random key is made once and kept beside the records (hashes then compare only
+    # within this deployment). Set it to compare hashes across deployments or to rotate it.
+    hash_key: SecretStr | None = None
+    store_raw_query: bool = False  # opt-in: the raw text, after the redactions below
+    redact: tuple[Literal["email", "phone", "key"], ...] = ("email", "phone", "key")
+    retention_days: int = Field(default=30, ge=1)
+    cost_ceiling_usd_per_day: float | None = Field(default=None, ge=0)
+    token_ceiling_per_day: int | None = Field(default=None, ge=0)
+
+
 class RetrievalFieldSettings(_Frozen):
     """A kind of retrieval entity (product, venue, …): filled from these collection fields of the sources, or from
     these terms (case-insensitive) when the user names them; ``question`` asks for it when it is missing."""
@@ -181,9 +210,12 @@ class AssistantSettings(_Frozen):
 class ChatSettings(_Frozen):
     default_assistant: str = "default"
     keep_turns: int = Field(default=50, ge=1, le=10_000)  # stored per conversation; older turns are dropped
-    prompt_turns: int = Field(default=4, ge=0, le=50)  # earlier turns the LLM sees
+    prompt_turns: int = Field(default=2, ge=0, le=50)  # earlier turns the LLM sees
     sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
-    max_tokens: int = Field(default=320, ge=16)
+    max_tokens: int = Field(default=200, ge=16)
+    # Render tools offered to the model; every one costs prompt tokens on each turn (all five: ~400 on Qwen's
+    # template), which a CPU model pays in seconds. The offline assistant always draws evidence cards.
+    render_tools: tuple[str, ...] = ("render_evidence_card", "render_recommendation")
 
 
 DEFAULT_COLLECTIONS: tuple[CollectionSpec, ...] = (CollectionSpec(name="docs", kind="documents"),)
@@ -204,6 +236,7 @@ class Settings(_Frozen):
     llm: LLMSettings = LLMSettings()
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
     auditor: AuditorSettings = AuditorSettings()
     chat: ChatSettings = ChatSettings()
     assistants: dict[str, AssistantSettings] = {}
@@ -321,6 +354,10 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "KEYS_FILE": "api.keys_file",
         "MCP_TENANT": "mcp.tenant",
         "MCP_ALL_TENANTS": "mcp.all_tenants",
+        "TELEMETRY": "telemetry.enabled",
+        "TELEMETRY_KEY": "telemetry.hash_key",
+        "TELEMETRY_RAW_QUERY": "telemetry.store_raw_query",
+        "TELEMETRY_RETENTION_DAYS": "telemetry.retention_days",
         "HOST": "api.host",
         "URL_HEALTH": "auditor.url_health",
         "PORT": "api.port",

@@ -105,6 +105,7 @@ def test_engine_search_is_the_fold_of_engine_stream(engine: Engine) -> None:
     a, b = engine.search(request), fold(engine.stream(request))
     strip = lambda r: r.model_copy(update={"diagnostics": r.diagnostics.model_copy(update={"latency_ms": {},  # noqa: E731
                                                                                           "cache_hit": False,
+                                                                                          "request_id": None,
                                                                                           "degraded": ()})})
     assert strip(a) == strip(b) and a.results
 

@@ -102,3 +102,31 @@ def test_bad_parameters_are_400_with_a_clear_message(served, params: dict, field
 def test_trending_needs_a_key(served) -> None:
     url, _, _ = served
     assert httpx.get(f"{url}/api/trending").status_code == 401
+
+
+def test_search_for_whats_trending_carries_the_trending_table(served) -> None:
+    url, tokens, _ = served
+    r = httpx.post(f"{url}/api/search", json={"query": "what's trending in the last 30 days?"},
+                   headers=auth(tokens["acme"]))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["intent"]["horizon_days"] == 30  # the cascade's horizon is the trending window
+    tables = [s for s in body["structured_results"] if s["kind"] == "table" and s["collection"] == "trending"]
+    assert len(tables) == 1
+    api = httpx.get(f"{url}/api/trending", params={"horizon_days": 30}, headers=auth(tokens["acme"])).json()
+    assert [tuple(row[:6]) for row in tables[0]["rows"]] == [
+        (t["topic"], t["tier"], t["items"], t["sources"], "/".join(map(str, t["baseline"])), t["score"])
+        for t in api["topics"]]
+    assert api["window"]["start"] in tables[0]["title"]
+    plain = httpx.post(f"{url}/api/search", json={"query": "vector search notes"}, headers=auth(tokens["acme"]))
+    assert not [s for s in plain.json()["structured_results"] if s.get("collection") == "trending"]
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("what's trending?", True), ("Trending topics in papers", True), ("hot topics this month", True),
+    ("what is rising topics", True), ("trend line of releases", False), ("latest releases", False),
+])
+def test_asks_for_trending(text: str, asks: bool) -> None:
+    from groundsearch.query.trending import asks_for_trending
+
+    assert asks_for_trending(text) is asks

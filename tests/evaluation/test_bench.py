@@ -42,7 +42,7 @@ def test_timed_rounds_alternates_and_counts() -> None:
 
 
 def test_parsers() -> None:
-    assert parse_suites("all") == ("keyword", "vector", "scaling", "ingest", "memory", "threads")
+    assert parse_suites("all") == ("keyword", "vector", "scaling", "ingest", "memory", "threads", "auditor")
     assert parse_suites("memory, keyword") == ("memory", "keyword")
     assert parse_sizes("10000,100000") == (10_000, 100_000)
     with pytest.raises(InvalidInput):
@@ -58,3 +58,11 @@ def test_threads_suite_compares_the_engines_blas_threading_with_pinned(beir_dir:
     assert t["ratio_p50_engine_default_over_pinned"] == pytest.approx(
         t["engine_default"]["p50_ms"] / t["pinned_1"]["p50_ms"], abs=0.01)
     assert t["ok"] == (t["ratio_p50_engine_default_over_pinned"] <= 1.2)
+
+
+def test_auditor_suite_reports_l1_and_l2_per_paragraph_against_its_baseline() -> None:
+    figures = run_bench("auditor")["suites"]["auditor"]
+    assert figures["paragraphs"] == 3 and figures["rounds"] > 0
+    for key in ("l1_per_paragraph", "l2_per_paragraph", "extract_entities_baseline"):
+        assert figures[key]["p50_ms"] > 0 and figures[key]["p95_ms"] >= figures[key]["p50_ms"]
+    assert figures["limit_ms"] == 1.0 and isinstance(figures["ok"], bool)  # a figure, never a timed assertion

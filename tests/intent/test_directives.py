@@ -130,3 +130,36 @@ def test_tier_one_is_fast():
     for q in queries:
         d(q)
     assert (time.process_time() - started) / len(queries) < 0.005  # generous: CPU time, shared machine
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt", "subtype"),
+    [
+        # misses of the third held-out split (so no longer blind rows), each a general reading
+        ("top 10 products by popularity, as a bar chart", "chart", "ranked-bar"),
+        ("make a cross-tab of section vs venue", "table", None),
+        ("a dependency graph of the llama-index packages", "graph", None),
+        ("diagrama de rede das ligações entre os artigos", "graph", None),
+        ("muéstrame las conexiones entre los artículos de recuperación", "graph", None),
+        ("slope graph comparing popularity ranks in august vs october", "chart", "other"),
+        ("parallel sets chart of section, venue and year", "chart", "other"),
+        ("knowledge graph papers for retrieval augmentation", "default", None),
+        ("don't bother with a chart, which venue has the most papers?", "default", None),
+        ("hoe maak ik een tabel in de configuratie?", "default", None),
+        ("come faccio una tabella nella configurazione?", "default", None),
+        ("how are LangChain, LlamaIndex and Haystack related — show the connections", "graph", None),
+        ("which papers are related to RAG?", "default", None),
+    ],
+)
+def test_heldout3_readings(query, fmt, subtype):
+    got = d(query)
+    assert (got.format, got.chart_subtype) == (fmt, subtype)
+
+
+def test_a_timeline_word_followed_by_a_when_question_asks_for_a_date():
+    assert d("the timeline of the v2 migration: when does v1 stop working?").format == "default"
+    assert d("the timeline for deprecating v1 — when will it stop working?").format == "default"
+    # the question before the word, or a wish after it, leaves the timeline asked for
+    assert d("when did LLaMA come out? show a timeline").format == "timeline"
+    assert d("what happened when, for the reranking papers? timeline please").format == "timeline"
+    assert d("timeline of the LLaMA papers").format == "timeline"

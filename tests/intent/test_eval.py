@@ -89,7 +89,7 @@ def test_packaged_set_is_large_and_varied():
 
 
 def test_no_heldout_request_is_trained_on():
-    heldout = {r["query"].casefold() for r in load_labelled(None) if r.get("split") in ("heldout", "heldout2")}
+    heldout = {r["query"].casefold() for r in load_labelled(None) if r.get("split") in ("heldout", "heldout2", "heldout3")}
     assert not heldout & {r["query"].casefold() for r in training_rows()}
 
 
@@ -102,6 +102,22 @@ def test_heldout_split_is_the_committed_one():
     second = hashlib.sha256((data / "intents-heldout2.jsonl").read_bytes()).hexdigest()
     assert second == "70c34a036e43c1461bb47d61f8575716bac77c52a73e3c2ff83ab2b3c3167b16"
     assert second in (data / "README.md").read_text("utf-8")
+    third = hashlib.sha256((data / "intents-heldout3.jsonl").read_bytes()).hexdigest()
+    assert third == "be6d127d3fa109598e25a3f819afc3ccfec3a7bde5cb3ae1160a32cf960458b5"
+    assert third in (data / "README.md").read_text("utf-8")
+    offtopic = hashlib.sha256((data / "offtopic-heldout.jsonl").read_bytes()).hexdigest()
+    assert offtopic == "a6ab31602f61f622353138e5297d00b715027cb8744cb16d67df55be2424b990"
+    assert offtopic in (data / "README.md").read_text("utf-8")
+
+
+def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():
+    from groundsearch.evaluation.intents import tier1_timing
+
+    t = tier1_timing(["a table of the papers", "按会议统计论文的饼图"], runs=2, repeats=3)
+    assert t["calls_per_run"] == 6 and t["runs"] == 2
+    assert set(t["cpu"]) == set(t["wall"]) == {"p50", "p95", "p99"}
+    assert all(v >= 0 for kind in ("cpu", "wall") for v in t[kind].values())
+    assert len(t["load_avg_before"]) == 3 and len(t["load_avg_after"]) == 3
 
 
 @pytest.mark.slow

@@ -21,7 +21,11 @@ GROUNDSEARCH = Path(sys.executable).parent / "groundsearch"
 @pytest.fixture(scope="module")
 def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("mcp")
-    make_engine(tmp, make_settings(tmp)).close()  # ingests the fixture corpus into tmp/data
+    with make_engine(tmp, make_settings(tmp)) as engine:  # ingests the fixture corpus into tmp/data
+        reviewed = tmp / "reviewed.jsonl"  # one record a curator flagged, for the review filters
+        reviewed.write_text('{"product": "Atlas", "version": "0.1", "date": "2020-01-01", "notes": "legacy atlas", '
+                            '"review_status": "flagged", "next_review_date": "2021-01-01"}\n', encoding="utf-8")
+        assert not engine.ingest([reviewed], "releases").errors
     path = tmp / "server.toml"
     path.write_text(f'data_dir = "{tmp / "data"}"\nembedder = "hash"\n' + CONFIG, encoding="utf-8")
     return path
@@ -48,7 +52,7 @@ def test_find_returns_markdown_and_structured_content_with_paging(config: Path) 
         {"similar_to": "PLACEHOLDER"},
         {"query": "x", "filters": {"colour": "red"}},
     ])
-    assert tools == ["find", "chat"]
+    assert sorted(tools) == ["chat", "feedback", "find"]
 
     page1 = FindResult.model_validate(first.structured_content)
     page2 = FindResult.model_validate(second.structured_content)
@@ -98,3 +102,14 @@ def test_chat_tool_keeps_a_conversation(config: Path) -> None:
     _, (second,) = call(config, [{"message": "we have 3 million documents", "conversation_id": cid}], tool="chat")
     assert second.structured_content["turn"] == 2
     assert [s["signal"] for s in second.structured_content["dossier"]["qualification_signals"]] == ["scale"]
+
+
+def test_find_takes_the_review_filters(config: Path) -> None:
+    _, (flagged, overdue, bad) = call(config, [
+        {"query": "atlas", "kind": "records", "filters": {"review_status": "flagged"}},
+        {"query": "atlas", "kind": "records", "filters": {"overdue_review": "true", "freshness": "stale"}},
+        {"query": "atlas", "filters": {"review_due_within_days": "0"}},
+    ])
+    assert [h.title for h in FindResult.model_validate(flagged.structured_content).results] == ["Atlas 0.1"]
+    assert [h.title for h in FindResult.model_validate(overdue.structured_content).results] == ["Atlas 0.1"]
+    assert bad.is_error and "review_due_within_days" in bad.content[0].text

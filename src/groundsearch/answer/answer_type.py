@@ -56,6 +56,9 @@ _MONTH_NAMES = re.compile(rf"^{_MONTH}$")
 # Capitalised words that name no one: days, times, and demonyms used as adjectives ("the Austrian writer")
 _NOT_ANSWERS = re.compile(r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Today|Yesterday|Tomorrow|"
                           r"Season|Episode|Chapter|Part|Eastern|Western|Pacific Time|Eastern Time|Read|See|Click|Get)$")
+# Titles written capitalised before a name: the name after the last of them is the person
+_ROLE = re.compile(r"^(?:CEO|CFO|CTO|COO|President|Chairman|Chairwoman|Chair|Director|Founder|Co-founder|QB|Coach|"
+                   r"Minister|Senator|Governor|Mayor|Judge|Prime|General|Commissioner|Chancellor)$")
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ian|ish|ese|ean|an|ic|i)$")
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|to|of)\s+$")
 _ORG_SUFFIX = re.compile(r"\b(?:Inc|Corp|Corporation|Company|Ltd|LLC|Group|University|Association|Party|Club|"
@@ -76,7 +79,8 @@ def expected_type(question: str) -> AnswerType:
     if _YESNO.match(q):
         return "yesno"
     if re.search(r"\bhow (?:many|much)\b|\bwhat (?:number|percentage|amount|is the population)\b|\bhow (?:old|long|"
-                 r"far|tall|big)\b", q):
+                 r"far|tall|big)\b|\bwhat (?:is|was|were|are) (?:the |\w+'s )?(?:revenue|price|cost|value|worth|salary|budget|"
+                 r"net worth|profit|income)\b", q):
         return "number"
     if re.search(r"^when\b|\bwhen (?:was|were|did|does|is)\b|\bwhat (?:year|date|day|month|decade|century)\b|"
                  r"\bwhat is the (?:date|day|year)\b|\b(?:premiere|release|air|opening) date\b|"
@@ -98,6 +102,9 @@ def _names(sentence: str) -> list[tuple[int, str]]:
         words = m.group(0).split()
         while words and words[0].casefold() in _NOT_NAMES:  # "The Beatles" keeps its article only mid-name
             words = words[1:]
+        roles = [i for i, w in enumerate(words) if _ROLE.match(w)]
+        if roles and roles[-1] + 1 < len(words):  # "Alphabet and Google CEO Sundar Pichai": the person
+            words = words[roles[-1] + 1:]
         if not words or _MONTH_NAMES.match(words[0]) or _NOT_ANSWERS.match(" ".join(words)):
             continue
         start = m.start() + m.group(0).find(words[0])

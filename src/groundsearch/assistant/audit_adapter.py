@@ -1,7 +1,7 @@
 """The chat turn's one call into the layered auditor (``answer/auditor``, built beside this package), with the
 reroll callable it needs: rewrite one failing unit from the dossier's evidence, nothing else.
 
-Until the auditor is installed the trace says it did not run — never that the reply was checked.
+Link health (L4) runs when the deployment enables it (``auditor.url_health``); the trace says when it did not.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from ..models.base import LLM, ChatMessage
 
 if TYPE_CHECKING:
-    from ..settings import Settings
     from .config import Assistant
     from .dossier import Dossier
 
@@ -34,13 +33,13 @@ def make_reroll(llm: LLM, assistant: Assistant):  # noqa: ANN201 - the auditor's
     return reroll
 
 
-def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistant,
-               settings: Settings) -> Mapping[str, Any]:
-    try:
-        from ..answer import auditor  # type: ignore[attr-defined]
-    except ImportError:
-        return {"ran": False, "reason": "auditor not installed", "text": text, "marked": 0, "rerolls": 0}
+def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistant, *, url_health: Any = None,
+               max_rerolls: int = MAX_REROLLS) -> Mapping[str, Any]:
+    """The audited reply and its trace (``units``, ``marked``, ``rerolls``, ``url_health``), JSON-ready.
+    Without an LLM nothing can be rerolled: a failing unit is marked at once."""
+    from ..answer import auditor
+
     constraints = auditor.Constraints.from_dossier(dossier.as_dict())
     reply = auditor.audit_reply(text, constraints, reroll=make_reroll(llm, assistant) if llm is not None else None,
-                                max_rerolls=MAX_REROLLS, url_health=None)
+                                max_rerolls=max_rerolls, url_health=url_health)
     return {"ran": True, **reply.as_dict(), "text": reply.text}

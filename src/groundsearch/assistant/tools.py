@@ -28,26 +28,25 @@ def _fn(name: str, description: str, properties: dict[str, Any], required: Seque
         "type": "object", "properties": properties, "required": list(required), "additionalProperties": False}}}
 
 
-def tool_definitions(assistant: Assistant, dossier: Dossier, *, discovery: bool, handoff: bool) -> list[dict[str, Any]]:
-    """The tools offered for this turn's reply (``prepare_dossier`` has already run; it is listed for the record)."""
-    tools = []
-    if discovery:
-        tools.append(_fn("ask_discovery_question", "Ask the user ONE short question about a missing field.",
-                         {"signal": {"type": "string", "enum": list(assistant.fields)},
-                          "question": {"type": "string", "maxLength": 200}}, ["signal", "question"]))
-    if handoff:
+def tool_definitions(assistant: Assistant, render_tools: Sequence[str] = RENDER_TOOLS) -> list[dict[str, Any]]:
+    """The tools offered with every reply of ``assistant`` — the same list each turn, so a llama.cpp server's
+    prefix cache keeps the (long) tool block of the prompt evaluated; whether a discovery question or a handoff is
+    allowed *this* turn is the rules' decision (:mod:`assistant.turn` refuses a call outside them)."""
+    tools = [_fn("ask_discovery_question", "Ask the user ONE short question about a missing field.",
+                 {"signal": {"type": "string", "enum": list(assistant.fields)},
+                  "question": {"type": "string", "maxLength": 200}}, ["signal", "question"])]
+    if assistant.specialists:
         tools.append(_fn("handoff_to_specialist", "Hand the conversation to a specialist assistant.",
                          {"target": {"type": "string", "enum": list(assistant.specialists)},
                           "scope_summary": {"type": "string", "maxLength": 300},
                           "signals": {"type": "array", "items": {"type": "string"}, "maxItems": 6}},
                          ["target", "scope_summary", "signals"]))
-    numbers = [int(s["n"]) for s in dossier.sources] or [1]
-    tools += [
-        _fn("render_evidence_card", "Show one source as a card.", {"source": {"type": "integer", "enum": numbers}},
-            ["source"]),
+    numbers = {"type": "integer", "minimum": 1, "maximum": 20}
+    tools += [t for t in [
+        _fn("render_evidence_card", "Show one source as a card.", {"source": numbers}, ["source"]),
         _fn("render_recommendation", "Give a verdict with its rationale.",
             {"verdict": {"type": "string", "enum": list(VERDICTS)}, "rationale": {"type": "string", "maxLength": 300},
-             "citations": {"type": "array", "items": {"type": "integer", "enum": numbers}, "maxItems": 4}},
+             "citations": {"type": "array", "items": numbers, "maxItems": 4}},
             ["verdict", "rationale", "citations"]),
         _fn("render_risk_list", "List risks with severity and mitigation.",
             {"risks": {"type": "array", "maxItems": 5, "items": {"type": "object", "properties": {
@@ -59,7 +58,7 @@ def tool_definitions(assistant: Assistant, dossier: Dossier, *, discovery: bool,
                 "required": ["name", "steps"]}}}, ["phases"]),
         _fn("render_mermaid", "A Mermaid flowchart (flowchart TD, nodes and --> edges only).",
             {"code": {"type": "string", "maxLength": 2000}}, ["code"]),
-    ]
+    ] if t["function"]["name"] in render_tools]
     return tools
 
 

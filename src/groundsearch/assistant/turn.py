@@ -22,18 +22,22 @@ from ..types import MAX_QUERY_CHARS, Event
 from .audit_adapter import audit_text
 from .config import Assistant, assistants_from
 from .dossier import Dossier, dossier_stream
+from .guard import leaks, repeats, withhold_instructions
 from .render import render
 from .tools import PREPARE_DOSSIER, RENDER_TOOLS, accept_discovery, handoff_decision, tool_definitions
 
 if TYPE_CHECKING:
     from ..engine import Engine
 
-__all__ = ["fold_chat", "forget", "history", "leaks", "run_turn"]
+__all__ = ["WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
-SOURCE_CHARS_FOR_MODEL = 320
-SOURCES_FOR_MODEL = 4
+# What the model reads of the dossier: enough to answer from, short enough that a 0.5B CPU model's prompt
+# stays near 1,000 tokens (prompt evaluation dominates its latency, MODELS.md: ~170 tok/s on an idle box).
+SOURCE_CHARS_FOR_MODEL = 260
+SOURCES_FOR_MODEL = 3
+PRIOR_REPLY_CHARS = 240
 
 
 def _conversation_id(value: str | None) -> str:
@@ -54,24 +58,22 @@ def _message(text: str) -> str:
     return text
 
 
-def leaks(reply: str, secret: str, window: int = 8) -> bool:
-    """True when ``reply`` repeats any ``window`` consecutive words of ``secret`` (the system prompt)."""
-    norm = lambda s: re.findall(r"[a-z0-9]+", s.casefold())  # noqa: E731
-    words, said = norm(secret), " " + " ".join(norm(reply)) + " "
-    return any(" " + " ".join(words[i:i + window]) + " " in said for i in range(max(0, len(words) - window + 1)))
-
-
-def _model_view(dossier: Dossier, handoff: Mapping[str, Any] | None) -> str:
-    """The dossier as the model reads it: short excerpts, the constraint lists, what the rules allow."""
+def _model_view(dossier: Dossier, handoff: Mapping[str, Any] | None, withheld: list[str]) -> str:
+    """The dossier as the model reads it: short excerpts with instruction-like paragraphs withheld (``withheld``
+    collects them), the constraint lists, what the rules allow."""
+    sources = []
+    for s in dossier.sources[:SOURCES_FOR_MODEL]:
+        clean, dropped = withhold_instructions(s["text"])
+        withheld += dropped
+        sources.append({"n": s["n"], "title": s["title"], "url": s.get("url"), "text": clean[:SOURCE_CHARS_FOR_MODEL]})
     return json.dumps({
-        "sources": [{"n": s["n"], "title": s["title"], "url": s.get("url"), "text": s["text"][:SOURCE_CHARS_FOR_MODEL]}
-                    for s in dossier.sources[:SOURCES_FOR_MODEL]],
+        "sources": sources,
         "retrieval_entities": list(dossier.retrieval_entities),
         "qualification_signals": [{"signal": s["signal"], "value": s["value"]} for s in dossier.qualification_signals],
         "supported_entities": list(dossier.supported_entities[:25]),
         "source_urls": list(dossier.source_urls[:SOURCES_FOR_MODEL]),
-        "suggested_discovery_question": dossier.suggested_discovery_question,
-        "handoff_available": handoff["target"] if handoff else None,
+        "discovery_allowed": dossier.suggested_discovery_question is not None,
+        "handoff_allowed": handoff["target"] if handoff else None,
     }, ensure_ascii=False)
 
 
@@ -87,20 +89,23 @@ class _Reply:
         self.discovery: dict[str, str] | None = None
         self.handoff: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
+        self.withheld: list[str] = []  # source paragraphs kept from the model (instructions aimed at it)
 
 
 def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: str, prior: list[StoredTurn],
-                 handoff: Mapping[str, Any] | None, out: _Reply) -> None:
+                 handoff: Mapping[str, Any] | None, out: _Reply) -> list[str]:
+    """Fill ``out`` from the model's answer; returns the source paragraphs withheld from the model."""
     llm = engine.llm
     assert llm is not None
-    thin = dossier.suggested_discovery_question is not None
     call = ToolCall(id="call_dossier", name="prepare_dossier", arguments={"query": text})
     messages = [ChatMessage("system", assistant.system_prompt)]
     for t in prior:
-        messages += [ChatMessage("user", t.user), ChatMessage("assistant", t.reply)]
+        messages += [ChatMessage("user", t.user), ChatMessage("assistant", t.reply[:PRIOR_REPLY_CHARS])]
+    withheld: list[str] = []
+    view = _model_view(dossier, handoff, withheld)
     messages += [ChatMessage("user", text), ChatMessage("assistant", "", tool_calls=(call,)),
-                 ChatMessage("tool", _model_view(dossier, handoff), tool_call_id=call.id)]
-    tools = tool_definitions(assistant, dossier, discovery=thin, handoff=handoff is not None)
+                 ChatMessage("tool", view, tool_call_id=call.id)]
+    tools = tool_definitions(assistant, engine.settings.chat.render_tools)
     completion = llm.complete(messages, max_tokens=engine.settings.chat.max_tokens, tools=[PREPARE_DOSSIER, *tools])
     out.mode = "llm"
     out.text = completion.text.strip()
@@ -108,10 +113,12 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}
         if c.name not in offered:
-            record["refused"] = "not offered this turn"
+            record["refused"] = "not offered"
         elif c.name == "ask_discovery_question":
             if out.discovery is not None:
                 record["refused"] = "one discovery question per turn"
+            elif dossier.suggested_discovery_question is None:
+                record["refused"] = "enough is known: no discovery question"
             else:
                 out.discovery = accept_discovery(assistant, dossier, c.arguments)
         elif c.name == "handoff_to_specialist":
@@ -122,6 +129,7 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
         elif c.name in RENDER_TOOLS:
             out.blocks.append(render(c.name, c.arguments, dossier.sources))
         out.tools.append(record)
+    return withheld
 
 
 def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None, tenant: str = "",
@@ -155,7 +163,11 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         out.text, out.mode = current.fallback_text, "fallback"
     elif engine.llm is not None:
         try:
-            _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
+            out.withheld = _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
+            if any(repeats(out.text, w, 4) for w in out.withheld):
+                degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
+                out = _Reply()
+                out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
         except LLMError as exc:
             degraded.append(f"llm: {exc.message}; answered offline")
             out = _Reply()
@@ -181,8 +193,16 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current, settings)
+    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
+                       url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
+    if out.mode == "llm" and any(repeats(final, w, 4) for w in out.withheld):
+        # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds
+        degraded.append("llm: the audited reply repeated an instruction found in a source; answered offline")
+        out.mode = "offline"
+        audit = audit_text(_offline_text(dossier) or current.fallback_text, dossier, None, current,
+                           url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
+        final = audit.get("text", "")
     # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
     if leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
         final = WITHHELD

@@ -36,7 +36,7 @@ from .runner import COLLECTION, Bm25sBaseline, Progress, _settings, eval_collect
 
 __all__ = ["SUITES", "machine_info", "parse_sizes", "parse_suites", "run_bench", "timed_rounds"]
 
-SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory", "threads")
+SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory", "threads", "auditor")
 DEFAULT_DATASET = Path("../shared/datasets/beir_scifact")
 # Nine interleaved rounds of 300 queries (~0.2 s a round for both systems): on this shared 2-core box the
 # speed of the whole machine drifts by 1.5× within seconds, so more rounds steady the medians cheaply.
@@ -327,6 +327,10 @@ def run_bench(
                 figures = bench_ingest(ctx)
             elif name == "threads":
                 figures = bench_threads_suite(ctx)
+            elif name == "auditor":
+                from .bench_auditor import bench_auditor  # pure: no index, no model
+
+                figures = bench_auditor()
             else:
                 figures = bench_memory(ctx)
             figures["suite_seconds"] = round(time.perf_counter() - started, 1)

@@ -13,6 +13,7 @@ into buckets: a tier whose confidence means its accuracy has each bucket's accur
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -35,7 +36,8 @@ __all__ = [
 ]
 
 FIELDS = ("format", "chart_kind", "chart_subtype", "domains", "complexity")
-DEFAULT_INTENT_FILES = ("intents-heldout.jsonl", "intents-heldout2.jsonl", "intents-dev.jsonl", "intents.jsonl")
+DEFAULT_INTENT_FILES = ("intents-heldout.jsonl", "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-dev.jsonl",
+                        "intents.jsonl")
 BUCKETS = (0.0, 0.5, 0.7, 0.85, 0.95, 1.0001)
 
 
@@ -208,6 +210,33 @@ def reliability(rows: list[dict[str, Any]], step: FormatStep, *, llm_tier: Any =
     return {"tables": out, "latency_ms": {"tier1": _percentiles(tier1_ms), "without_tier2": _percentiles(no_tier2_ms)}}
 
 
+def tier1_timing(queries: Sequence[str], *, runs: int = 5, repeats: int = 5) -> dict[str, Any]:
+    """Tier 1 per call, as wall time and as this thread's CPU time, over ``runs`` runs of ``repeats`` passes.
+
+    On a shared machine the wall clock also counts the time the scheduler gave to other processes (at load 10
+    on 2 cores, a 0.2 ms call can wait 10 ms), so the CPU time is the cost of tier 1 itself and the wall time
+    is what a request felt then; both are reported, each percentile as the median over the runs, with the
+    load average before and after.
+    """
+    load_before = os.getloadavg()
+    per_run: dict[str, list[dict[str, float]]] = {"wall": [], "cpu": []}
+    for _ in range(runs):
+        wall, cpu = [], []
+        for _ in range(repeats):
+            for q in queries:
+                w, c = time.perf_counter_ns(), time.thread_time_ns()
+                read_directive(q)
+                cpu.append((time.thread_time_ns() - c) / 1e6)
+                wall.append((time.perf_counter_ns() - w) / 1e6)
+        per_run["wall"].append(_percentiles(wall))
+        per_run["cpu"].append(_percentiles(cpu))
+    median = {kind: {f"p{q}": round(float(np.median([r[f"p{q}"] for r in rs])), 3) for q in (50, 95, 99)}
+              for kind, rs in per_run.items()}
+    return {**median, "calls_per_run": len(queries) * repeats, "runs": runs,
+            "load_avg_before": [round(x, 2) for x in load_before],
+            "load_avg_after": [round(x, 2) for x in os.getloadavg()]}
+
+
 def run_intent_eval(paths: str | Path | Sequence[str | Path] | None, settings: Settings, *,
                     data_dir: Path | None = None, with_reliability: bool = True) -> dict[str, Any]:
     """Build the configured cascade (tier 3 on exactly when ``settings.llm`` is enabled) and evaluate it."""
@@ -224,6 +253,7 @@ def run_intent_eval(paths: str | Path | Sequence[str | Path] | None, settings: S
         report = evaluate_intents(rows, cascade)
         if with_reliability:
             report["reliability"] = reliability(rows, cascade.format_step, llm_tier=cascade.llm_tier)
+            report["tier1_timing"] = tier1_timing([r["query"] for r in rows])
     finally:
         cascade.close()
     report["tier3"] = getattr(llm, "name", None)
@@ -258,6 +288,12 @@ def format_intent_report(report: dict[str, Any]) -> str:
                 for b, v in t["buckets"].items():
                     lines.append(f"      {b:<13} n={v['n']:<4} confidence {v['mean_confidence']:.3f}  "
                                  f"accuracy {v['accuracy']:.3f}")
+    timing = report.get("tier1_timing")
+    if timing:
+        lines.append(f"  tier 1 per call, median of {timing['runs']} runs of {timing['calls_per_run']} calls: "
+                     f"CPU p50 {timing['cpu']['p50']:.3f} p99 {timing['cpu']['p99']:.3f} ms, wall p50 "
+                     f"{timing['wall']['p50']:.3f} p99 {timing['wall']['p99']:.3f} ms (load "
+                     f"{timing['load_avg_before'][0]:.1f} → {timing['load_avg_after'][0]:.1f})")
     fid = report.get("fidelity")
     if fid:
         from .intent_fidelity import format_fidelity

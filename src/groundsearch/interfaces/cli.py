@@ -364,7 +364,7 @@ def ask(ctx: click.Context, question: str, collections: tuple[str, ...], as_json
 
     request = SearchRequest(query=validate_query(question), limit=10, collections=collections or None)
     with open_engine(ctx) as engine:
-        response = engine.search(request)
+        response = engine.search(request, surface="ask")
     if as_json:
         click.echo(response.model_dump_json())
         return
@@ -406,6 +406,24 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
         refs = refresh(database_url)
         err.print(f"keyword impacts recomputed at mean length {refs['reference']:.2f} "
                   f"(they were ordered at {refs['previous_reference']:.2f})")
+
+
+def run_chat_eval_cli(ctx: click.Context, demo: Path, files: tuple[str, ...], limit: int | None,
+                      cache_dir: str | None) -> dict[str, Any]:
+    from importlib import resources
+
+    from ..evaluation.chat import load_conversations, run_chat_eval
+
+    data = resources.files("groundsearch.evaluation") / "data"
+    paths = list(files) or [str(data / "chat-dev.jsonl"), str(data / "chat-heldout.jsonl")]
+    rows = []
+    for path in paths:
+        rows += load_conversations([path])[:limit]
+    llm = settings_from(ctx).llm
+    cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "groundsearch" / "eval"
+    return run_chat_eval(rows, demo, cache / "chat-demo" / "data",
+                         llm=llm.model_dump(exclude_none=True) if llm.enabled else None,
+                         progress=lambda cid: err.print(f"conversation {cid} done", highlight=False))
 
 
 @main.command()
@@ -452,6 +470,14 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
                    "support, abstention, conflicts and latency of the full answer path.")
+@click.option("--chat", "chat_demo", default=None, type=click.Path(exists=True, file_okay=False),
+              help="Scripted conversations (src/groundsearch/evaluation/data/chat-*.jsonl, or --chat-file) through the "
+                   "chat turn loop on this demo folder (e.g. demo): citation validity, silent drops, marked share, "
+                   "rerolls, handoff precision, latency vs 3 s / 8 s. With llm.base_url configured, the LLM path.")
+@click.option("--chat-file", "chat_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="With --chat: conversation files (repeatable); default both shipped splits.")
+@click.option("--chat-limit", type=click.IntRange(1), default=None, help="With --chat: the first N conversations "
+              "of each file.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
                    "what search runs), bm25, dense, hybrid, weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
@@ -464,10 +490,17 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, answers_dir: str | None,
+                 fidelity_demo: str | None, answers_dir: str | None, chat_demo: str | None,
+                 chat_files: tuple[str, ...], chat_limit: int | None,
                  retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
                  as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    if chat_demo is not None:
+        from ..evaluation.chat import format_chat_report
+
+        chat_report = run_chat_eval_cli(ctx, Path(chat_demo), chat_files, chat_limit, cache_dir)
+        click.echo(json.dumps(chat_report) if as_json else format_chat_report(chat_report))
+        return
     if answers_dir is not None:
         from ..evaluation.answers import format_answer_report, run_answer_eval
         from ..evaluation.console import progress_bars
@@ -510,7 +543,7 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
 
 @main.command()
 @click.option("--suite", default="all", show_default=True,
-              help="Comma-separated: keyword, vector, scaling, ingest, memory, or all.")
+              help="Comma-separated: keyword, vector, scaling, ingest, memory, threads, auditor, or all.")
 @click.option("--sizes", default="10000,100000", show_default=True, help="Chunk counts for the scaling suite.")
 @click.option("--dataset", "dataset_dir", type=click.Path(file_okay=False), default=None,
               help="SciFact in BEIR layout (default ../shared/datasets/beir_scifact when present).")
@@ -529,6 +562,27 @@ def bench(ctx: click.Context, suite: str, sizes: str, dataset_dir: str | None, a
     else:
         for name, figures in result["suites"].items():
             out.print(bench_table(name, figures))
+
+
+@main.command()
+@click.option("--since", default="24h", show_default=True, help="Start: a duration back from now (30m, 24h, 7d) "
+              "or an ISO date/datetime (UTC).")
+@click.option("--until", default=None, help="End (same forms; default now).")
+@click.option("--tenant", default=None, help="Only this tenant's requests (default: every tenant).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+@handles_errors
+def report(ctx: click.Context, since: str, until: str | None, tenant: str | None, as_json: bool) -> None:
+    """Traffic per tier, shadow disagreement, p50/p95 per stage, degraded reasons, tokens and cost."""
+    import datetime as dt
+
+    from ..telemetry.report import render_report
+    from ..telemetry.wiring import parse_when, period_report
+
+    now = dt.datetime.now(dt.UTC)
+    rep = period_report(settings_from(ctx), parse_when(since, now), parse_when(until, now) if until else now,
+                        tenant=tenant)
+    click.echo(json.dumps(rep.as_dict(), default=str) if as_json else render_report(rep))
 
 
 # ---------------------------------------------------------------------------------------------- serve, mcp, keys

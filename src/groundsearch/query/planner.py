@@ -20,6 +20,7 @@ from ..settings import Settings
 from ..types import Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
 from .gate import threshold_for
+from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
 __all__ = ["MAX_GRAPH_SEEDS", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
@@ -139,7 +140,7 @@ def plan_retrieval(
         request = request.model_copy(update={"profile": profile.scoring})
     if profile is not None and profile.name != "default":
         reasons.append(f"plan profile {profile.name}")
-    base = request_filter(settings.collections, request, tenant=tenant)
+    base = request_filter(settings.collections, request, tenant=tenant, today=today)
 
     # ---- collections and pattern ------------------------------------------------------------------
     if base.collections:
@@ -248,6 +249,13 @@ def plan_retrieval(
         source = "configured" if r.gate_threshold is not None else (
             f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
         reasons.append(f"gate threshold {gate:g} ({source})")
+    if gate > 0 and request.threshold is None:
+        foreign = unreadable(query, embedder_id)
+        if foreign is not None:
+            # a cosine of text the embedder can't read measures the language, not the relevance
+            gate = 0.0
+            reasons.append(f"gate not judged: the request reads as {foreign[0]} (p {foreign[1]:.2f}), which "
+                           f"{embedder_id.split('@')[0]} does not read")
     retry = reformulate(intent, query) if gate > 0 else None
     if gate > 0:
         reasons.append(f"gate judges the fused top {r.gate_depth} before paging; "

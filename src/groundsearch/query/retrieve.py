@@ -20,7 +20,7 @@ import dataclasses
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -36,7 +36,7 @@ from .fusion import Fused, fuse_runs, reciprocal_rank_fusion
 from .gate import judge_legs
 from .graph import graph_hits
 from .rewrite import PRF_DOCS, prf_terms, rocchio
-from .scoring import signals, weighted_score
+from .scoring import feedback_boost, signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
 
@@ -106,8 +106,10 @@ class Retriever:
         today: dt.date | None = None,
         max_workers: int = 4,
         reranker: Reranker | None = None,
+        feedback: Callable[[str | None, Sequence[str]], Mapping[str, tuple[int, int]]] | None = None,
     ) -> None:
         self.store = store
+        self.feedback = feedback  # tenant, item ids -> (useful, marks): the weighted profile's feedback boost
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
@@ -406,6 +408,7 @@ class Retriever:
         query_terms = frozenset(analyze(query))
         today = self._today or dt.date.today()
         profile = self.settings.weighted
+        marks = self._marks(plan, [v.item.id for v in views.values()])
         rescored = []
         for x in fused:
             view = views.get(x.key)
@@ -413,9 +416,20 @@ class Retriever:
                 continue
             s = signals(query_terms, view.item, cosines.get(x.key, floor), self.specs.get(view.item.collection),
                         today, profile)
-            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile)))
+            boost = feedback_boost(*marks.get(view.item.id, (0, 0)), profile)
+            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile) * boost))
         rescored.sort(key=lambda x: -x.score)  # stable: equal scores keep RRF's backend-independent order
         return rescored
+
+
+    def _marks(self, plan: RetrievalPlan, item_ids: Sequence[str]) -> Mapping[str, tuple[int, int]]:
+        """The caller's tenant's feedback on these items; none (no boost) when telemetry is off or fails."""
+        if self.feedback is None or not self.settings.weighted.feedback or not item_ids:
+            return {}
+        try:
+            return self.feedback(plan.filter.tenant, list(dict.fromkeys(item_ids)))
+        except Exception:  # feedback only ever lifts; without it the weighted ranking is the plain one
+            return {}
 
 
 def _passage(view: ChunkView) -> str:

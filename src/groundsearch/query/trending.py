@@ -16,13 +16,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..types import TableResult
+
 __all__ = [
-    "BASELINE_WINDOWS", "MIN_VERIFIED_ITEMS", "MIN_VERIFIED_SOURCES", "TrendMode", "TrendTopic", "Trending",
+    "BASELINE_WINDOWS", "asks_for_trending", "trending_table", "MIN_VERIFIED_ITEMS", "MIN_VERIFIED_SOURCES", "TrendMode", "TrendTopic", "Trending",
     "Window", "burst_score", "quality_tier", "trending", "windows",
 ]
 
@@ -151,3 +154,27 @@ def _with_related(topic: TrendTopic, recent: Mapping[str, set[str]]) -> TrendTop
     shared = [(other, len(own & items)) for other, items in recent.items() if other != topic.topic]
     best = sorted((p for p in shared if p[1] > 0), key=lambda p: (-p[1], p[0]))[:RELATED_PER_TOPIC]
     return dataclasses.replace(topic, related=tuple(best))
+
+
+# "what's trending", "trending topics", "hot topics", "what is rising": a request *about* trends in the corpus.
+_ASKS = re.compile(r"\b(trending|what'?s hot|(hot|rising|popular) (topics|subjects|themes)|top trends)\b", re.I)
+
+
+def asks_for_trending(query: str) -> bool:
+    """Whether a search asks what is trending (then the answer carries the trending table beside its results)."""
+    return bool(_ASKS.search(query))
+
+
+def trending_table(result: Trending) -> TableResult:
+    """The trending topics as a table result: every cell is a count of stored items (see the module doc)."""
+    w = result.window
+    rows = tuple((t.topic, t.tier, t.items, t.sources, "/".join(map(str, t.baseline)), t.score,
+                  ", ".join(t.item_ids[:3]) + (" …" if len(t.item_ids) > 3 else "")) for t in result.topics)
+    return TableResult(
+        title=f"Trending topics, {w.start.isoformat()} – {w.end.isoformat()} against the "
+              f"{len(result.baseline_windows)} windows before",
+        collection="trending",
+        columns=("Topic", "Tier", "Items in window", "Sources", "Items per earlier window", "Burst score", "Items"),
+        rows=rows,
+        row_ids=(),  # rows are topics, not evidence hits; the Items column names the stored items behind each
+    )

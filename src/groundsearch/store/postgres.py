@@ -24,7 +24,7 @@ from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
-from .pg_connect import connect_once, is_transient, retrying, unavailable
+from .pg_connect import connect_once, in_transaction, unavailable
 from .pg_filters import compile_filter
 from .pg_migrations import apply_migrations, check_schema, migrate
 from .pg_rows import ITEM_COLUMNS, chunk_from_row, item_from_row, prepare_writes
@@ -75,20 +75,7 @@ class PostgresStore:
 
     def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         """Run ``work`` in one transaction on a pooled connection, retrying the whole of it if transient."""
-        try:
-            for attempt in retrying():
-                with attempt:
-                    with self._pool.connection(timeout=15) as conn:
-                        with conn.transaction():
-                            return work(conn)
-        except psycopg.Error as exc:
-            if is_transient(exc):
-                raise unavailable(self._dsn, exc) from exc
-            primary = exc.diag.message_primary or str(exc)
-            raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
-        except PoolTimeout as exc:
-            raise unavailable(self._dsn, exc) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return in_transaction(self._pool, self._dsn, work)
 
     # ---- writes ---------------------------------------------------------------------------------
     def upsert(self, writes: Sequence[ItemWrite]) -> None:

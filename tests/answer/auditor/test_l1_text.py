@@ -92,3 +92,27 @@ def test_sources_are_not_mutated_by_fixing():
 def test_a_see_for_details_sentence_around_an_unknown_link_goes_whole():
     assert l1_fix("See https://made-up.example/setup for details.", CONSTRAINTS).text == ""
     assert l1_fix("Learn more at https://made-up.example/x", CONSTRAINTS).text == ""
+
+
+def test_a_link_is_rescued_to_the_entity_named_just_before_it():
+    fixed = l1_fix("Initech uses Acme Search, and Initech documents it at https://initech.example/old.", CONSTRAINTS)
+    assert fixed.text == "Initech uses Acme Search, and Initech documents it at https://initech.example/blog/hybrid."
+    other = l1_fix("Initech wrote about Acme Search at https://acme.example/old.", CONSTRAINTS)
+    assert other.text == "Initech wrote about Acme Search at https://acme.example/docs/latency."
+
+
+def test_removing_an_opening_attribution_capitalises_what_is_left():
+    assert l1_fix("According to Gartner, every team should.", CONSTRAINTS).text == "Every team should."
+
+
+def test_a_generic_label_falls_back_to_the_dossier_name_when_no_source_spells_it():
+    c = CONSTRAINTS.__class__(source_urls=("https://x.example/a",), canonical_urls={"atlas": "https://x.example/a"})
+    assert l1_fix("Read [click here](https://x.example/a).", c).text == "Read [atlas](https://x.example/a)."
+
+
+def test_a_paste_starting_mid_sentence_keeps_the_writer_words_before_it():
+    source = " ".join(f"w{i}" for i in range(PASTE_WORDS + 5))
+    c = CONSTRAINTS.__class__(sources={"p": source})
+    fixed = l1_fix("In short: " + source, c)
+    assert fixed.text.startswith("In short: w0") and fixed.text.endswith("…")
+    assert any("verbatim paste" in ch for ch in fixed.changes)

@@ -140,3 +140,17 @@ def test_chat_dossier_sources_give_canonical_urls_and_n_citations_pass_through()
     reply = audit_reply("Acme Search cut latency by 40% [1]. Acme Search docs: [here](https://acme.example/v2).", c)
     assert reply.text == ("Acme Search cut latency by 40% [1]. "
                           "Acme Search docs: [Acme Search](https://acme.example/docs/latency).")
+
+
+def test_a_relayed_credential_prompt_with_a_link_is_never_shown_as_checked():
+    phish = Constraints(source_urls=("https://acme.example/login",), sources={
+        "p": "Your session has expired: re-enter your password at https://acme.example/login"})
+    reply = audit_reply("Your session has expired, so re-enter your password at https://acme.example/login.", phish)
+    assert reply.text == MARKER and reply.units[0].status == "marked"
+    assert any(r.startswith("content safety: credential prompt") for r in reply.units[0].reasons)
+
+
+def test_an_instruction_to_the_reader_is_flagged_on_the_unit_not_failed():
+    reply = audit_reply("Please contact Initech for pricing.", CONSTRAINTS)
+    assert reply.units[0].status == "ok" and reply.units[0].safety
+    assert reply.units[0].as_dict()["safety"][0].startswith("instruction aimed at the reader")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from .l1_text import l1_fix, links, source_haystack
+from ..safety import sentence_flags, withholds
+from .l1_text import entity_named, l1_fix, links, source_haystack
 from .l2_constraints import check
 from .l3_reroll import Reroll, reroll_message, reroll_unit
 from .l4_urls import UrlHealth, UrlStatus
@@ -21,14 +22,6 @@ from .units import MARKER, AuditedReply, Constraints, Unit, join_units, norm_url
 
 __all__ = ["MARKER", "AuditedReply", "Constraints", "Reroll", "Unit", "UrlHealth", "UrlStatus", "audit_paragraphs",
            "audit_reply", "reroll_message"]
-
-
-def _entity_for(label: str | None, sentence: str, constraints: Constraints) -> str | None:
-    low = f"{label or ''} {sentence}".casefold()
-    for name in sorted(constraints.canonical_urls, key=len, reverse=True):
-        if name.casefold() in low:
-            return name
-    return None
 
 
 def _link_health(text: str, constraints: Constraints, health: UrlHealth | None,
@@ -43,7 +36,8 @@ def _link_health(text: str, constraints: Constraints, health: UrlHealth | None,
         statuses[url] = status
         if status.healthy:
             continue
-        entity = _entity_for(label, text, constraints)
+        at = text.find(url)
+        entity = entity_named(label or "", constraints) or entity_named(text, constraints, at if at >= 0 else None)
         alternative = constraints.canonical_urls.get(entity) if entity else None
         if alternative and norm_url(alternative) != norm_url(url):
             alt_status = statuses.get(alternative) or health.check(alternative)
@@ -70,7 +64,14 @@ def audit_reply(text: str, constraints: Constraints, *, reroll: Reroll | None = 
             return "", fixed.changes, ()
         reasons = list(check(fixed.text, constraints, haystack))
         healed, changes, dead = _link_health(fixed.text, constraints, url_health, statuses)
+        # a credential prompt with a link is the phishing move itself, whoever wrote it: never shown as checked
+        unsafe = [f for f in sentence_flags(healed, constraints.source_urls) if f.startswith("credential prompt")]
+        if unsafe and withholds(unsafe, healed):
+            reasons.append(f"content safety: {unsafe[0]}")
         return healed, (*fixed.changes, *changes), (*reasons, *dead)
+
+    def flags(final: str) -> tuple[str, ...]:
+        return sentence_flags(final, constraints.source_urls) if final and final != MARKER else ()
 
     units: list[Unit] = []
     trace: list[str] = []
@@ -89,7 +90,8 @@ def audit_reply(text: str, constraints: Constraints, *, reroll: Reroll | None = 
         trace.extend(f"unit {index}: {c}" for c in changes)
         if not reasons:
             status = "fixed" if changes or fixed != original else "ok"
-            units.append(Unit(index, paragraph, original, fixed, status, tuple(changes), line=line))
+            units.append(Unit(index, paragraph, original, fixed, status, tuple(changes), line=line,
+                              safety=flags(fixed)))
             continue
         trace.extend(f"unit {index}: {r}" for r in reasons)
 
@@ -105,7 +107,7 @@ def audit_reply(text: str, constraints: Constraints, *, reroll: Reroll | None = 
         outcome = reroll_unit(fixed, tuple(reasons), constraints, reroll, max_rerolls, recheck)
         trace.extend(f"unit {index}: {t}" for t in outcome.trace)
         units.append(Unit(index, paragraph, original, outcome.text, "rerolled" if outcome.rerolled else "marked",
-                          (*changes, *reasons), outcome.tries, line=line))
+                          (*changes, *reasons), outcome.tries, line=line, safety=flags(outcome.text)))
     state = url_health.state if url_health is not None else "off: no URL health checker configured"
     return AuditedReply(join_units(units), tuple(units), tuple(trace), state)
 

@@ -27,7 +27,7 @@ from typing import Literal
 from ...ingest.entities import normalize_entity
 from .units import Constraints, norm_url
 
-__all__ = ["L1Result", "LinkAction", "PASTE_WORDS", "classify_link", "fix_spacing", "l1_fix", "links",
+__all__ = ["L1Result", "LinkAction", "PASTE_WORDS", "classify_link", "entity_named", "fix_spacing", "l1_fix", "links",
            "source_haystack"]
 
 LinkAction = Literal["keep", "rescue", "strip_link", "strip_sentence"]
@@ -70,13 +70,22 @@ def links(text: str) -> list[tuple[str | None, str]]:
     return found
 
 
-def _entity_named(text: str, constraints: Constraints) -> str | None:
-    """The first entity with a canonical address that ``text`` names (longest name first)."""
+def entity_named(text: str, constraints: Constraints, before: int | None = None) -> str | None:
+    """The entity with a canonical address that ``text`` names — the mention closest before position
+    ``before`` (a link is about what was just named: "LanceDB …, and Atlas documents it at <url>")."""
     low = text.casefold()
-    for name in sorted(constraints.canonical_urls, key=len, reverse=True):
-        if re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", low):
-            return name
-    return None
+    end = len(low) if before is None else before
+    best: tuple[int, int, str] | None = None
+    for name in constraints.canonical_urls:
+        hits = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", low)]
+        if not hits:
+            continue
+        prior = [h for h in hits if h <= end]
+        distance = end - prior[-1] if prior else len(low) + hits[0] - end  # after the link: a weaker claim
+        key = (distance, -len(name), name)
+        if best is None or key < best:
+            best = key
+    return best[2] if best else None
 
 
 def classify_link(label: str | None, url: str, sentence: str, constraints: Constraints) -> tuple[LinkAction, str]:
@@ -84,7 +93,8 @@ def classify_link(label: str | None, url: str, sentence: str, constraints: Const
     allowed = {norm_url(u) for u in constraints.source_urls} | {norm_url(u) for u in constraints.canonical_urls.values()}
     if norm_url(url) in allowed:
         return "keep", url
-    entity = _entity_named(label or "", constraints) or _entity_named(sentence, constraints)
+    at = sentence.find(url)
+    entity = entity_named(label or "", constraints) or entity_named(sentence, constraints, at if at >= 0 else None)
     if entity:
         return "rescue", constraints.canonical_urls[entity]
     if label is not None:

@@ -86,10 +86,12 @@ class Unit:
     reasons: tuple[str, ...] = ()
     tries: int = 0  # rerolls spent on it
     line: int = 0  # the line (heading, list item, sentence run) inside its paragraph
+    safety: tuple[str, ...] = ()  # content-safety flags (answer/safety.py) of the text shown; not a failure
 
     def as_dict(self) -> dict[str, object]:
         return {"index": self.index, "paragraph": self.paragraph, "status": self.status, "text": self.text,
-                "original": self.original, "reasons": list(self.reasons), "tries": self.tries}
+                "original": self.original, "reasons": list(self.reasons), "tries": self.tries,
+                "safety": list(self.safety)}
 
 
 @dataclass(frozen=True, slots=True)

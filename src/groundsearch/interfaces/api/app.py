@@ -27,6 +27,7 @@ from .ratelimit import RateLimiter
 from .routes_curation import router as curation_router
 from .routes_items import UPLOAD_MAX_BYTES
 from .routes_chat import router as chat_router
+from .routes_feedback import router as feedback_router
 from .routes_items import router as items_router
 from .routes_jobs import JobRunner
 from .routes_jobs import router as jobs_router
@@ -150,6 +151,7 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     app.include_router(items_router)
     app.include_router(jobs_router)
     app.include_router(chat_router)
+    app.include_router(feedback_router)
     app.state.jobs = JobRunner(engine, settings)
     _mount_web(app)
     _mount_docs(app)

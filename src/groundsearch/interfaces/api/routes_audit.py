@@ -18,9 +18,12 @@ router = APIRouter(prefix="/api")
 MAX_URLS = 20  # each may cost one 3 s timeout; the checks run in parallel, so one request stays bounded
 
 
+Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]
+
+
 class ValidateUrlsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    urls: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]] = Field(min_length=1, max_length=MAX_URLS, description=f"1–{MAX_URLS} http(s) addresses")
+    urls: list[Url] = Field(min_length=1, max_length=MAX_URLS, description=f"1–{MAX_URLS} http(s) addresses")
 
 
 class UrlStatusOut(BaseModel):

@@ -75,6 +75,7 @@ class BrowseOut(BaseModel):
     items: list[BrowseItemOut]
     next_cursor: str | None
     as_of: dt.date
+    collections: list[str]  # every configured collection, for a client's filter controls
 
 
 def _collections(values: list[str] | None) -> tuple[str, ...]:
@@ -143,6 +144,7 @@ def get_browse(
     result = browse_items(engine.store, f, sort=sort, limit=clamp(limit, 1, 100), cursor=cursor)
     return BrowseOut(
         sort=sort, total=result.page.total, next_cursor=result.page.next_cursor, as_of=result.page.today,
+        collections=[c.name for c in engine.settings.collections],
         items=[BrowseItemOut(
             item_id=item.id, collection=item.collection, title=item.title, url=item.url, date=item.date,
             snippet=snippet(item.text), fields=_plain(item.fields),

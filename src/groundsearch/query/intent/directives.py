@@ -50,7 +50,8 @@ _DIRECTIVE_VERBS = frozenset(
 )
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
-_PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list".split())
+_PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
+                               "montre montrez zeig zeige mostra mostrami mostre toon".split())
 _VERBS_NEGATED = frozenset("make give use".split())
 _NEG_WORDS = frozenset("don't dont not never no".split())
 _QUESTION_START = frozenset("what what's whats how why when where which who does do is are will should".split())
@@ -66,7 +67,8 @@ _MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
     )
 )
 _HOW_TO = re.compile(r"^(?:how (?:do|can|should|would) (?:i|we|you)|how to|como (?:creo|hago|agrego)|"
-                     r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann))\b")
+                     r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann)|como (?:faco|crio|adiciono)|"
+                     r"come (?:creo|faccio|aggiungo)|hoe (?:maak|voeg|kan|moet) ik)\b")
 _COMPOUND_SUFFIXES = ("diagramme", "diagramm", "diagram", "grafiek", "chart", "plot", "graph", "karte", "kaart")
 # Frames that make every format word of the request a topic wherever they stand ("pie vs bar: which is better").
 _POST_FRAMES = re.compile(r"\b(?:which is better|better for|used for|good for|different from|differ from)\b")
@@ -81,6 +83,8 @@ _OVER_TIME = re.compile(
     r"evolved|since 20\d\d|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
+_CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
+_WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|leaderboard|most \w+|biggest|largest)\b")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
@@ -358,6 +362,18 @@ def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str |
     return None, None
 
 
+def _asks_when(chosen: Term, folded: str) -> bool:
+    """The request ends in a when-question after the timeline word: it wants the date, not the chart."""
+    at = folded.find(fold(chosen.words))
+    m = _WHEN_QUESTION.search(folded, max(at, 0))
+    return at >= 0 and m is not None and m.end() == len(folded.rstrip())
+
+
+def _ranked(subtype: ChartSubtype | None, folded: str) -> ChartSubtype | None:
+    """A bar chart of a ranking ("top 10 products …, as a bar chart") is the ranked bar the house draws."""
+    return "ranked-bar" if subtype == "bar" and _RANKING.search(folded) else subtype
+
+
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
@@ -370,9 +386,13 @@ def read_directive(query: str) -> Directive:
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
         chosen = _choose(used + bare)
+        if chosen.kind == "timeline" and _asks_when(chosen, folded):
+            # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline
+            return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "used", True, (), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)
+        subtype = _ranked(subtype, folded)
         return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms))
     if bare:
         chosen = _choose(bare)
@@ -386,8 +406,9 @@ def read_directive(query: str) -> Directive:
         return Directive("default", None, None, "refused" if refused else "mentioned", True, (), tuple(terms))
     pointed = tuple(fmt for fmt, rx in idx.paraphrases.items() if rx.search(folded))
     if pointed:
-        # "show the connections", "give me rows": a directive verb in front makes the paraphrase a wish.
-        first = _TOKEN.findall(folded)[:2]
+        # "show the connections", "give me rows": a directive verb in front of a clause makes the paraphrase a
+        # wish, also after a question ("how are A and B related — show the connections").
+        first = [t for clause in _CLAUSE_BREAK.split(folded) for t in _TOKEN.findall(clause)[:2]]
         if len(pointed) == 1 and any(t in _PARAPHRASE_VERBS for t in first):
             fmt = pointed[0]
             subtype = subtype_from_cues(folded) if fmt == "chart" else None

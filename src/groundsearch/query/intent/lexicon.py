@@ -20,6 +20,7 @@ __all__ = [
 KINDS: dict[str, tuple[str, ...]] = {
     "table": (
         "table", "tables", "tabular", "tabulate", "tabulated", "tabulation", "spreadsheet", "csv", "excel style",
+        "cross tab", "crosstab", "cross tabulation",
         "tabla", "tablas", "hoja de calculo", "formato tabular", "tabular",
         "tableau", "tableaux", "tabulaire", "tableur",
         "tabelle", "tabellen", "tabellarisch", "tabellenform",
@@ -39,9 +40,9 @@ KINDS: dict[str, tuple[str, ...]] = {
         "时间线", "时间轴", "时间表", "タイムライン", "年表", "時系列表",
     ),
     "graph": (
-        "knowledge graph", "network", "relationship map", "relationship graph", "mind map", "mindmap",
+        "knowledge graph", "dependency graph", "dependency network", "network", "relationship map", "relationship graph", "mind map", "mindmap",
         "co authorship network", "connections between", "relationships between", "network graph",
-        "red de coautores", "red de relaciones", "red de autores", "grafo", "grafo de",
+        "red de coautores", "red de relaciones", "red de autores", "grafo", "grafo de", "diagrama de red", "diagrama de rede",
         "reseau", "graphe des relations", "carte des relations",
         "netzwerk", "netzwerkdarstellung", "graph der beziehungen", "beziehungsgraph",
         "rede de coautores", "rede de relacoes", "rede de autores",
@@ -181,7 +182,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "marimekko", "mosaic plot", "candlestick", "ridgeline", "lollipop chart", "streamgraph",
         "stream graph", "polar area", "dendrogram", "bump chart", "slope chart", "bullet chart", "hexbin",
         "dot plot", "sparkline", "radial bar", "alluvial", "pareto chart", "beeswarm", "icicle",
-        "nightingale", "rose chart", "strip plot", "spline chart",
+        "nightingale", "rose chart", "strip plot", "spline chart", "slope graph", "slopegraph", "parallel sets",
+        "parallel categories",
     ),
 }
 
@@ -213,7 +215,8 @@ MENTIONS: tuple[str, ...] = (
     "table of contents", "tables of contents", "tabla de contenidos", "table des matieres",
     "tabelle der inhalte", "tabela de conteudos", "tabella dei contenuti",
     "graph neural", "graph neural network", "graph neural networks", "gnn", "graph based", "graph retrieval",
-    "graph leg", "graph walk", "graphrag", "knowledge graph embeddings", "knowledge graph embedding",
+    "graph leg", "graph walk", "graphrag", "knowledge graph papers", "knowledge graph paper",
+    "knowledge graph research", "knowledge graph methods", "knowledge graph embeddings", "knowledge graph embedding",
     "hash table", "lookup table", "periodic table", "round table", "truth table", "keyword table",
     "chunks table", "items table", "timeline endpoint", "timeline result", "chart result", "table result",
     "graph result", "result type", "chart type", "table type", "chart subtype", "chart kind",
@@ -226,7 +229,7 @@ MENTIONS: tuple[str, ...] = (
 # Words after which (within a few words) a format word is refused.
 NEGATIONS: tuple[str, ...] = (
     "no", "not", "dont", "don't", "do not", "without", "skip", "forget", "rather than", "instead of",
-    "no need for", "never", "nor", "none",
+    "no need for", "never", "nor", "none", "don't bother with", "dont bother with",
     "sin", "nada de", "ni",
     "sans", "pas de", "pas",
     "ohne", "kein", "keine", "keinen", "keiner", "nicht",
@@ -254,7 +257,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
-        "relate", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
+        "relate", "conexiones", "ligacoes", "connessioni", "collegamenti", "verbindungen", "verbanden", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),

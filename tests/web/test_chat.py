@@ -1,0 +1,125 @@
+"""The chat mode in real Chromium against the real app and store: streaming turns, the dossier panel, the
+discovery card, the handoff banner, an audit marker, the welcome card, desktop and phone widths.
+
+The engine is the API fixture corpus (real SQLite, hash embedder); where a model is needed it is a scripted
+LLM, because these tests check what the page does with the events, not what a model writes."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from groundsearch.engine import Engine
+from groundsearch.models.base import ChatMessage, Completion
+from groundsearch.models.fake import ScriptedLLM
+from tests.api.live import make_engine, make_settings, serve
+
+from .conftest import Page, app_for
+
+WIDE = "We have 2 million documents. Atlas hybrid search and vector search with reranking: which release?"
+INVENTED = ("Atlas 2.0 added hybrid vector search [1].\n\n"
+            "Globex Corporation cut its search latency by 73% with it [1].")
+REPLY_DELAY = 2.0  # the model "thinks": the dossier must be on screen before the reply
+
+
+def _model(messages: Sequence[ChatMessage]) -> Completion:
+    if messages[-1].content.startswith("This sentence of your reply could not be verified"):
+        return Completion(text="Globex Corporation saw 73% faster search.", model="scripted", finish_reason="stop")
+    time.sleep(REPLY_DELAY)
+    return Completion(text=INVENTED, model="scripted", finish_reason="stop")
+
+
+@pytest.fixture
+def chat_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    settings = make_settings(tmp_path, retrieval={"gate_threshold": 0.0})
+    with make_engine(tmp_path, settings) as engine:
+        if getattr(request, "param", None) == "model":
+            engine.llm = ScriptedLLM(_model)
+        with serve(app_for(engine)) as url:
+            yield f"{url}/?mode=chat"
+
+
+def send(page: Any, text: str) -> None:
+    page.locator("#chat-input").fill(text)
+    page.locator("#chat-input").press("Enter")
+
+
+@pytest.mark.parametrize("chat_url", ["model"], indirect=True)
+def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(desktop: Page, chat_url: str) -> None:
+    page = desktop.page
+    page.goto(chat_url)
+    send(page, "What did Atlas 2.0 add?")
+    turn = page.locator(".turn.assistant").last
+    expect(page.locator("#dossier-sources li").first).to_be_visible(timeout=60_000)
+    # the model is still writing: the dossier is there, the reply is not
+    assert turn.get_attribute("aria-busy") == "true"
+    assert turn.locator(".reply-text").inner_text() == ""
+    expect(turn.locator(".status")).to_have_text("Composing the answer…")
+    expect(turn).to_have_attribute("aria-busy", "false", timeout=60_000)
+    paragraphs = turn.locator(".reply-text p")
+    expect(paragraphs).to_have_count(2)
+    expect(paragraphs.nth(0)).to_contain_text("Atlas 2.0 added hybrid vector search")  # the grounded one stays
+    expect(paragraphs.nth(1).locator(".marker")).to_have_text(
+        "could not verify this claim against the provided sources")
+    assert "Globex" not in page.locator("#turns").inner_text()
+    expect(turn.locator(".audit-note")).to_have_text("auditor: 1 claim(s) marked, 2 reroll(s)")
+    cite = paragraphs.nth(0).locator("button.cite").first
+    expect(cite).to_have_text("[1]")
+    cite.click()
+    expect(page.locator("#src-1")).to_have_class(re.compile(r"\bflash\b"))  # the cited source, highlighted
+    desktop.shot("chat-audit-marker.png")
+
+
+def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, chat_url: str) -> None:
+    page = desktop.page
+    page.goto(chat_url)
+    expect(page.locator("#welcome")).to_be_visible()
+    send(page, "tell me about atlas")
+    first = page.locator(".turn.assistant").nth(0)
+    expect(first).to_have_attribute("aria-busy", "false", timeout=60_000)
+    card = first.locator(".discovery")
+    expect(card).to_be_visible()
+    assert card.get_attribute("data-signal") and card.locator("p").inner_text().strip().endswith("?")
+    expect(page.locator("#welcome")).to_be_hidden()
+    desktop.shot("chat-discovery.png")
+    send(page, WIDE)
+    second = page.locator(".turn.assistant").nth(1)
+    expect(second).to_have_attribute("aria-busy", "false", timeout=60_000)
+    banner = second.locator(".handoff")
+    expect(banner).to_be_visible()
+    expect(banner.locator("strong")).to_have_text("Handing over to retrieval-expert")
+    expect(banner).to_contain_text("scale: 2 million documents")
+    expect(page.locator("#dossier-signals .chip").first).to_contain_text("scale")
+    assert first.locator(".handoff").count() == 0 and second.locator(".discovery").count() == 0
+    desktop.shot("chat-handoff.png")
+
+
+def test_phone_width_chat_with_the_welcome_examples(phone: Page, chat_url: str) -> None:
+    page = phone.page
+    page.goto(chat_url)
+    expect(page.locator("#welcome")).to_be_visible()
+    phone.shot("phone-chat-welcome.png")
+    page.locator("#chat-examples .chip").first.click()
+    turn = page.locator(".turn.assistant").first
+    expect(turn).to_have_attribute("aria-busy", "false", timeout=60_000)
+    expect(turn.locator(".reply-text p").first).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 1, f"the chat scrolls sideways by {overflow}px on a phone"
+    for selector in ("#chat-input", "#chat-send", ".turn.assistant .bubble"):
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, (selector, box)
+    phone.shot("phone-chat.png")
+
+
+def test_search_mode_is_untouched_by_the_chat_module(desktop: Page, chat_url: str) -> None:
+    page = desktop.page
+    page.goto(chat_url.replace("/?mode=chat", "/"))
+    expect(page.locator("#search-form")).to_be_visible()
+    assert page.locator("#chat").is_hidden()
+    expect(page.locator("#mode-search")).to_have_attribute("aria-current", "page")
