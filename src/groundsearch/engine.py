@@ -35,6 +35,7 @@ from .types import (
 if TYPE_CHECKING:
     from .answer.auditor.l4_urls import UrlHealth
     from .orchestrate import Orchestrator
+    from .query.gate import GateCalibration
 
 __all__ = ["Engine"]
 
@@ -51,7 +52,7 @@ class Engine:
         self.reranker = reranker
         self.recorder = telemetry_recorder(settings, store, telemetry)
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
-                                   feedback=self.feedback_stats if self.recorder is not None else None)
+                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
@@ -268,6 +269,23 @@ class Engine:
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version),
                                         trending=partial(trending_topics, self.store, self.settings.collections))
         return self._answer
+
+    def gate_best_cosine(self, query: str, *, tenant: str | None = None) -> float:
+        """The best cosine the gate would judge for ``query`` (its first pass, default plan, gate off)."""
+        _, plan = self.answer_pipeline().plan(SearchRequest(query=query, limit=10, threshold=0.0), tenant=tenant)
+        gate = self.retriever.retrieve(plan).gate
+        return gate.best_score if gate is not None else 0.0
+
+    def calibrate_gate(self, own: Sequence[str], offtopic: Sequence[str]) -> GateCalibration:
+        """Measure the gate threshold on questions this store should answer (``own``) and ones it should not,
+        and store it with the embedder's id in the store's metadata, where every later plan reads it."""
+        from .query.gate import calibrate, gate_meta_key
+
+        cal = calibrate(self.embedder.model_id, [self.gate_best_cosine(q) for q in own],
+                        [self.gate_best_cosine(q) for q in offtopic])
+        self.store.meta_set(gate_meta_key(cal.model_id), cal.to_json())
+        self.retriever.clear_cache()
+        return cal
 
     def url_health(self) -> UrlHealth:
         """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""

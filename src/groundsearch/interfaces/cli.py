@@ -349,6 +349,31 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
         out.print("exact duplicates: " + ", ".join(i.id for i in exact), highlight=False)
 
 
+@main.command("calibrate-gate")
+@click.option("--questions", "questions_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Questions this store should answer, one a line (at least 10; a sample of real queries).")
+@click.option("--offtopic", "offtopic_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Questions it should not answer, one a line (default: the 40 bundled everyday questions).")
+@click.pass_context
+@handles_errors
+def calibrate_gate(ctx: click.Context, questions_file: str, offtopic_file: str | None) -> None:
+    """Measure the relevance gate's threshold on this store and store it with the embedder's id."""
+    from ..evaluation.bench_gate import OFFTOPIC_FILE
+
+    def lines(path: str | Path) -> list[str]:
+        return [t.strip() for t in Path(path).read_text(encoding="utf-8").splitlines() if t.strip()]
+
+    with open_engine(ctx) as engine:
+        try:
+            cal = engine.calibrate_gate(lines(questions_file), lines(offtopic_file or OFFTOPIC_FILE))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    click.echo(cal.to_json())
+    if not cal.separated:
+        err.print(f"warning: own questions' q05 {cal.own_q05} is not above off-topic q95 {cal.offtopic_q95}: "
+                  "the gate cannot separate them well on this store")
+
+
 # ---------------------------------------------------------------------------------------------- eval / bench
 
 
@@ -480,7 +505,7 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
               "of each file.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
-                   "what search runs), bm25, dense, hybrid, weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
+                   "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
                    "hybrid+multi, hybrid+rerank (the configured reranker); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
