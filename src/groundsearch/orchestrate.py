@@ -259,7 +259,7 @@ class Orchestrator:
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
                                   gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id,
-                                  vectors_pending=_pending(self.retriever.store))
+                                  vectors_pending=_pending(getattr(self.retriever, "store", None)))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
 
