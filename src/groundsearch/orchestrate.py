@@ -196,7 +196,7 @@ class Orchestrator:
         yield Event("plan", plan_dict(plan))
 
         t = time.perf_counter()
-        with metered(meter, "rerank"):  # the LLM reranker is retrieval's one model caller
+        with metered(meter, "retrieve"):  # the retriever names its own steps: rerank, rewrite (HyDE)
             evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
