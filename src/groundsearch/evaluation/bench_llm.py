@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -55,22 +54,27 @@ def main(argv: list[str] | None = None) -> int:
     engine = open_eval_engine(data)
     llm = build_llm(LLMSettings(base_url=args.llm_url, models=("local",), timeout_s=150, dialect="llamacpp"))
     try:
-        report: dict[str, Any] = {"dataset": data.name, "queries": len(data.queries), "option": args.option,
-                                  "zscore": run_option(engine, dict(data.queries), data.qrels, "zscore", "")}
-        if args.option == "hyde":
-            engine.retriever.llm = llm
-            report["zscore+hyde"] = run_option(engine, dict(data.queries), data.qrels, "zscore+hyde", "hyde.generate")
-        else:
-            pipe = engine.answer_pipeline()
-            pipe.settings = pipe.settings.model_copy(update={"retrieval": pipe.settings.retrieval.model_copy(
-                update={"reranker": "llm", "rerank_depth": args.rerank_depth})})
-            engine.retriever.reranker = LLMReranker(llm)
-            report["zscore+rerank"] = run_option(engine, dict(data.queries), data.qrels, "zscore+rerank", "rerank")
+        report = _compare(engine, llm, data, args.option, args.rerank_depth)
     finally:
         engine.close()
-    json.dump(report, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    print(json.dumps(report, indent=2))
     return 0
+
+
+def _compare(engine: Any, llm: Any, data: Any, option: str, depth: int) -> dict[str, Any]:
+    queries = dict(data.queries)
+    report: dict[str, Any] = {"dataset": data.name, "queries": len(queries), "option": option,
+                              "zscore": run_option(engine, queries, data.qrels, "zscore", "")}
+    if option == "hyde":
+        engine.retriever.llm = llm
+        report["zscore+hyde"] = run_option(engine, queries, data.qrels, "zscore+hyde", "hyde.generate")
+        return report
+    pipe = engine.answer_pipeline()
+    pipe.settings = pipe.settings.model_copy(update={"retrieval": pipe.settings.retrieval.model_copy(
+        update={"reranker": "llm", "rerank_depth": depth})})
+    engine.retriever.reranker = LLMReranker(llm)
+    report["zscore+rerank"] = run_option(engine, queries, data.qrels, "zscore+rerank", "rerank")
+    return report
 
 
 if __name__ == "__main__":
