@@ -54,6 +54,7 @@ class Engine:
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
                                    llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
+        self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
         self._extractive: Orchestrator | None = None  # the same pipeline without the LLM (the chat dossier's)
         self._conversations: Any = None  # ConversationStore, opened on the first chat turn
@@ -68,7 +69,10 @@ class Engine:
         embedder: Embedder | None = None,
         store: Store | None = None,
         llm: LLM | None = None,
+        shared: bool = False,
     ) -> Engine:
+        """``shared``: if another process (a running ``serve``) owns the embedded store's indexes, write
+        through it as a log writer instead of failing (see ``store/sqlite.py``)."""
         settings = settings or load_settings()
         from .threads import limit_blas_threads
 
@@ -78,7 +82,7 @@ class Engine:
 
             embedder = build_embedder(settings)
         if store is None:
-            store = open_store(settings, embedder.dim)
+            store = open_store(settings, embedder.dim, shared=shared)
         built_with = store.meta_get("embedder")
         if built_with is None:
             store.meta_set("embedder", embedder.model_id)
@@ -100,6 +104,8 @@ class Engine:
         return cls(settings, store, embedder, llm, reranker)
 
     def close(self) -> None:
+        if self._embedding is not None:
+            self._embedding.stop()
         if self._conversations is not None:
             self._conversations.close()
         self.retriever.close()
@@ -137,25 +143,52 @@ class Engine:
         prune: bool = False,
         progress: Callable[[Any], None] | None = None,
         limits: Any = None,
+        defer_embedding: bool | None = None,
     ) -> Any:
         """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``.
 
         ``limits``: an ``ingest.pipeline.IngestLimits`` (chunks per file, time budget, cancellation); none by default.
 
-        ``prune``: also delete items of files under the given folders that no longer exist on disk."""
+        ``prune``: also delete items of files under the given folders that no longer exist on disk.
+
+        ``defer_embedding`` (default: whether the background embedder runs): write text only, so the items
+        are keyword-searchable at once, and leave the vectors to :meth:`embed_pending` or the background
+        thread."""
         from .ingest.pipeline import ingest_paths
 
-        return ingest_paths(
+        defer = self._embedding is not None if defer_embedding is None else defer_embedding
+        report = ingest_paths(
             [Path(p) for p in paths],
             self.collection(collection),
             self.store,
-            self.embedder if embed else None,
+            self.embedder if embed and not defer else None,
             tenant=tenant,
             batch_size=self.settings.embed_batch_size,
             prune=prune,
             progress=progress,
             **({"limits": limits} if limits is not None else {}),
         )
+        if embed and defer and self._embedding is not None:
+            self._embedding.wake()
+        return report
+
+    def embed_pending(self, *, progress: Callable[[Any], None] | None = None,
+                      stop: Callable[[], bool] = lambda: False) -> Any:
+        """Give a vector to every chunk stored without one; returns an ``ingest.embed_worker.EmbedReport``."""
+        from .ingest.embed_worker import embed_pending
+
+        return embed_pending(self.store, self.embedder, self._kinds(), progress=progress, stop=stop)
+
+    def start_background_embedding(self, interval: float = 1.0) -> Any:
+        """Embed pending chunks in a thread from now until :meth:`close`; ingests then defer embedding to it."""
+        from .ingest.embed_worker import BackgroundEmbedder
+
+        if self._embedding is None:
+            self._embedding = BackgroundEmbedder(self.store, self.embedder, self._kinds(), interval=interval).start()
+        return self._embedding
+
+    def _kinds(self) -> dict[str, str]:
+        return {spec.name: spec.kind for spec in self.settings.collections}
 
     def get(self, item_id: str, filter: SearchFilter | None = None) -> Item:
         """The item, or ``NotFound`` — also when ``filter``'s governance (tenant, status) hides it, so another
@@ -367,11 +400,14 @@ class Engine:
         index_health = getattr(self.store, "index_health", None)  # derived indexes exist in the embedded store
         indexes = index_health() if index_health is not None else {}
         serving = all(i.get("state") in ("ok", "rebuilt") for i in indexes.values())
+        background = None if self._embedding is None else dataclasses.asdict(self._embedding.status)
         return {
+            "background_embedding": background,
             "status": "ok" if serving else "degraded",
             "indexes": indexes,
             "items": self.store.count(),
             "chunks": self.store.count_chunks(),
+            "vectors_pending": self.store.count_pending_vectors(),
             "embedder": self.embedder.model_id,
             "llm": getattr(self.llm, "name", None),
             "backend": type(self.store).__name__,
@@ -398,7 +434,7 @@ def _centroid(vectors: Any) -> Any:
     return mean / norm if norm > 0 else None
 
 
-def open_store(settings: Settings, dim: int) -> Store:
+def open_store(settings: Settings, dim: int, *, shared: bool = False) -> Store:
     if settings.database_url:
         dsn = settings.database_url
         if not (dsn.startswith(("postgresql://", "postgres://")) or "=" in dsn):  # URL or libpq key=value form
@@ -408,4 +444,5 @@ def open_store(settings: Settings, dim: int) -> Store:
         return PostgresStore.open(settings.database_url, dim=dim)
     from .store.sqlite import SQLiteStore
 
-    return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max)
+    return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max,
+                            shared=shared)

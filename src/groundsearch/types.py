@@ -526,6 +526,8 @@ class Diagnostics(BaseModel):
     degraded: tuple[str, ...] = ()
     plan: dict[str, Any] | None = None
     gate: dict[str, Any] | None = None  # the relevance gate's verdict on the fused top-N (same on every page)
+    # chunks stored without a vector yet (ingest defers embedding): the vector leg covers only the others
+    vectors_pending: int | None = None
     usage: dict[str, Any] | None = None  # LLM tokens and cost per stage, against the request's token budget
     request_id: str | None = None  # the telemetry record's id; feedback on this answer's sources names it
 

@@ -80,10 +80,12 @@ def settings_from(ctx: click.Context) -> Settings:
     return obj["settings"]
 
 
-def open_engine(ctx: click.Context):  # -> Engine, imported lazily so `--help` stays fast
+def open_engine(ctx: click.Context, *, shared: bool = True):  # -> Engine, imported lazily so `--help` stays fast
+    """``shared``: beside a running ``serve`` the CLI writes through the database as a log writer (the server
+    indexes what it writes) and searches as a reader, instead of failing on the server's index lock."""
     from ..engine import Engine
 
-    return Engine.open(settings_from(ctx))
+    return Engine.open(settings_from(ctx), shared=shared)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -105,7 +107,9 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @click.option("--collection", "-c", help="Target collection (default: the configured default).")
 @click.option("--tenant", default="", help="Tenant every ingested item belongs to (default: the default tenant ''); "
               "a file naming another tenant fails.")
-@click.option("--no-embed", is_flag=True, help="Keyword index only; skip embeddings (fast, no vector leg).")
+@click.option("--no-embed", "--defer", "no_embed", is_flag=True,
+              help="Write text only (keyword-searchable at once); vectors follow from `groundsearch embed` or a "
+              "running server.")
 @click.option("--prune", is_flag=True,
               help="Also delete items of files that were ingested from these folders and no longer exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -113,7 +117,10 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @handles_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, tenant: str, no_embed: bool,
            prune: bool, as_json: bool) -> None:
-    """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent."""
+    """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent.
+
+    The text is written first, so it is keyword-searchable at once; the vectors follow (here, or in a
+    running server's background embedder)."""
     with open_engine(ctx) as engine, Progress(
         TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
         TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.fields[current]}"),
@@ -125,11 +132,19 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
             progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done,
                             current=Path(p.current).name if p.current else "")
 
-        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, prune=prune, progress=report)
+        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, prune=prune, progress=report,
+                               defer_embedding=True)
+        progress.stop()
+        owner = getattr(engine.store, "owns_indexes", True)
+        embedded = _embed_with_progress(engine, quiet=as_json) if owner and not no_embed else None
+        pending = engine.store.count_pending_vectors()
     summary = {
         "added": result.added, "updated": result.updated, "unchanged": result.unchanged,
         "deleted": result.deleted, "chunks_written": result.chunks_written,
-        "errors": [{"path": str(p), "message": m} for p, m in result.errors], "seconds": round(result.seconds, 3),
+        "errors": [{"path": str(p), "message": m} for p, m in result.errors],
+        "seconds": round(result.seconds + (embedded.seconds if embedded else 0.0), 3),
+        "text_seconds": round(result.seconds, 3), "embedded": embedded.embedded if embedded else 0,
+        "vectors_pending": pending, "wrote_through_server": not owner,
     }
     if as_json:
         click.echo(json.dumps(summary))
@@ -137,11 +152,47 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
         err.print(
             f"added {result.added}, updated {result.updated}, unchanged {result.unchanged}, "
             f"deleted {result.deleted}; {result.chunks_written} chunks in {result.seconds:.1f}s"
+            + (f"; embedded {embedded.embedded} in {embedded.seconds:.1f}s" if embedded else "")
         )
+        if not owner:
+            err.print("another process (a running `groundsearch serve`) owns this store: it indexes these items "
+                      "and embeds them in the background")
+        elif pending:
+            err.print(f"{pending} chunks have no vector yet; `groundsearch embed` (or a running server) adds them")
         for path, message in result.errors:
             where = "" if Path(path).name in message else f"{path}: "
             err.print(f"[red]failed[/] {where}{message}", highlight=False)
     if result.errors:
+        sys.exit(1)
+
+
+def _embed_with_progress(engine: Any, *, quiet: bool) -> Any:
+    """Embed the pending chunks with a progress bar; a kill here loses nothing (`groundsearch embed` resumes)."""
+    total = engine.store.count_pending_vectors()
+    with Progress(TextColumn("[bold]embed[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
+                  TimeElapsedColumn(), console=err, transient=quiet, disable=quiet) as progress:
+        task = progress.add_task("embed", total=total)
+        return engine.embed_pending(progress=lambda p: progress.update(task, completed=p.embedded))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@handles_errors
+def embed(ctx: click.Context, as_json: bool) -> None:
+    """Give a vector to every chunk stored without one (after `ingest --defer`, or an interrupted embed).
+    Safe to interrupt and to run beside a server."""
+    with open_engine(ctx) as engine:
+        report = _embed_with_progress(engine, quiet=as_json)
+    failed = [{"chunk_key": k, "message": m} for k, m in report.failed]
+    if as_json:
+        click.echo(json.dumps({"embedded": report.embedded, "remaining": report.remaining, "failed": failed,
+                               "seconds": round(report.seconds, 3)}))
+    else:
+        err.print(f"embedded {report.embedded} chunks in {report.seconds:.1f}s; {report.remaining} still pending")
+        for f in failed:
+            err.print(f"[red]failed[/] chunk {f['chunk_key']}: {f['message']}", highlight=False)
+    if failed:
         sys.exit(1)
 
 
@@ -591,7 +642,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from exc
     bound = sock.getsockname()[1]
-    with open_engine(ctx) as engine:
+    with open_engine(ctx, shared=False) as engine:
+        engine.start_background_embedding()
         app = create_app(engine, settings)
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         click.echo(f"groundsearch serving on http://{shown}:{bound}/ "

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import EmbeddingFailed, IndexUnavailable
+from ..models import metering
 from ..models.base import LLM, Embedder, Reranker
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
@@ -347,7 +348,8 @@ class Retriever:
         assert self.llm is not None
         t = time.perf_counter()
         try:
-            passage = hyde_passage(self.llm, query)
+            with metering.stage("rewrite"):
+                passage = hyde_passage(self.llm, query)
         except Exception as exc:  # an optional stage: the first pass still answers
             run.note(f"hyde: the LLM failed ({type(exc).__name__}: {exc}); kept the first pass")
             return lane.candidates
@@ -369,7 +371,8 @@ class Retriever:
         head = [x for x in head if x.key in views]
         passages = [_passage(views[x.key]) for x in head]
         try:
-            scores = self.reranker.rerank(query, passages)
+            with metering.stage("rerank"):
+                scores = self.reranker.rerank(query, passages)
         except Exception as exc:  # an optional stage: the fused order still answers
             run.note(f"rerank failed ({type(exc).__name__}: {exc}); kept the fused order")
             return fused
