@@ -156,7 +156,8 @@ class Orchestrator:
     def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
               profile: PlanProfile | None = None) -> RetrievalPlan:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
-                              embedder_id=self.retriever.embedder.model_id, profile=profile)
+                              embedder_id=self.retriever.embedder.model_id, profile=profile,
+                              stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None)
 
     def _trending(self, intent: Intent, plan: RetrievalPlan, run: _Run) -> list[StructuredResult]:
         """The trending table for a "what's trending" request, over the plan's collections and governance (not
@@ -195,7 +196,7 @@ class Orchestrator:
         yield Event("plan", plan_dict(plan))
 
         t = time.perf_counter()
-        with metered(meter, "rerank"):  # the LLM reranker is retrieval's one model caller
+        with metered(meter, "retrieve"):  # the retriever names its own steps: rerank, rewrite (HyDE)
             evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
@@ -257,9 +258,18 @@ class Orchestrator:
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
-                                  gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id)
+                                  gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id,
+                                  vectors_pending=_pending(getattr(self.retriever, "store", None)))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
+
+
+def _pending(store: Any) -> int | None:
+    """Chunks the vector leg cannot see yet; ``None`` when the store cannot say (a diagnostic never fails a search)."""
+    try:
+        return int(store.count_pending_vectors())
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def fold(events: Iterable[Event]) -> SearchResponse:

@@ -66,6 +66,10 @@ class WeightedProfile(_Frozen):
 
 class RetrievalSettings(_Frozen):
     rrf_k: int = Field(default=60, ge=1)
+    # keyword + vector fuse by z-scored leg scores unless "rrf"; with the graph leg, RRF at graph_rrf_k (its
+    # PageRank mass is heavy-tailed, so ranks fuse it better). Chosen by measurement, bench-retrieval.md.
+    fusion: Literal["zscore", "rrf"] = "zscore"
+    graph_rrf_k: int = Field(default=10, ge=1)
     k_per_leg: int = Field(default=100, ge=1, le=1000)
     weighted: WeightedProfile = WeightedProfile()
     duplicate_threshold: float = Field(default=0.95, ge=0, le=1)
@@ -334,6 +338,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "EMBEDDER": "embedder",
         "DEFAULT_COLLECTION": "default_collection",
         "RRF_K": "retrieval.rrf_k",
+        "FUSION": "retrieval.fusion",
         "K_PER_LEG": "retrieval.k_per_leg",
         "BLAS_THREADS": "retrieval.blas_threads",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",

@@ -163,6 +163,10 @@ def test_failed_embedder_propagates(engine: Engine) -> None:
 def test_store_failure_degrades_instead_of_failing(engine: Engine) -> None:
     class DownRetriever:
         embedder = HashEmbedder()
+        llm = None
+
+        def stored_gate_threshold(self) -> float | None:
+            return None
 
         def retrieve(self, plan: Any) -> Any:
             raise StoreUnavailable("connection refused")

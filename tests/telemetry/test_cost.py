@@ -83,6 +83,7 @@ def test_search_reports_every_stage_in_diagnostics_and_telemetry(tmp_path: Path)
     assert usage is not None
     stages = usage["stages"]
     assert "narration" in stages and stages["rerank"]["calls"] == 3  # one grade per reranked passage
+    assert "retrieve" not in stages  # the retriever names its step (rerank, rewrite) inside its block
     calls = sum(s["calls"] for s in stages.values())
     assert calls == len(seen) and usage["prompt_tokens"] == 100 * calls
     assert usage["cost_usd"] == pytest.approx(calls * PER_CALL_USD)
@@ -91,3 +92,17 @@ def test_search_reports_every_stage_in_diagnostics_and_telemetry(tmp_path: Path)
     assert (rec.prompt_tokens, rec.completion_tokens) == (100 * calls, 20 * calls)
     assert rec.cost_usd == pytest.approx(calls * PER_CALL_USD) and rec.model == "m-small"
     engine.recorder.close()
+
+
+def test_a_step_inside_a_stage_names_itself() -> None:
+    from groundsearch.models.metering import stage
+
+    seen: list[dict] = []
+    llm, meter = fake_llm(seen), Meter(total_tokens=1000, prices=PRICES)
+    with stage("rewrite"):  # no request: nothing to charge, no error
+        llm.complete([ChatMessage("user", "hi")], max_tokens=8)
+    with metered(meter, "retrieve"):
+        with stage("rewrite"):  # what the retriever does around HyDE
+            llm.complete([ChatMessage("user", "hi")], max_tokens=8)
+        llm.complete([ChatMessage("user", "hi")], max_tokens=8)
+    assert {k: v["calls"] for k, v in meter.usage()["stages"].items()} == {"retrieve": 1, "rewrite": 1}

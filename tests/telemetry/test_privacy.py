@@ -36,3 +36,29 @@ def test_reasons_drop_quoted_text_and_the_query() -> None:
     assert privacy.reason(note, "secret plan zeta?") == \
         "gate: reformulated the query as '…' (the original found nothing relevant)"
     assert privacy.reason("classify: failed on secret plan zeta", "secret plan zeta") == "classify: failed on …"
+
+
+def test_uvicorn_access_log_keeps_the_path_not_the_query() -> None:
+    import logging
+
+    from groundsearch.interfaces.api.app import uvicorn_config
+    from groundsearch.settings import Settings
+
+    async def app(scope, receive, send):  # noqa: ANN001, ANN202  (never called: only the config is built)
+        return None
+
+    uvicorn_config(app, Settings())
+    access = logging.getLogger("uvicorn.access")  # uvicorn sets propagate=False on it: listen on it directly
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    access.addHandler(handler)
+    level = access.level
+    access.setLevel(logging.INFO)
+    try:
+        # the argument shape uvicorn's protocols log each request with
+        access.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/api/search?q=jane+secret+plan", "1.1", 200)
+    finally:
+        access.removeHandler(handler)
+        access.setLevel(level)
+    assert seen == ['127.0.0.1:5000 - "GET /api/search?… HTTP/1.1" 200']

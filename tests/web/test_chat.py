@@ -88,6 +88,7 @@ def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, c
     assert card.get_attribute("data-signal") and card.locator("p").inner_text().strip().endswith("?")
     expect(page.locator("#welcome")).to_be_hidden()
     desktop.shot("chat-discovery.png")
+    first_sources = page.locator("#dossier-sources li").all_inner_texts()
     send(page, WIDE)
     second = page.locator(".turn.assistant").nth(1)
     expect(second).to_have_attribute("aria-busy", "false", timeout=60_000)
@@ -98,6 +99,13 @@ def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, c
     expect(page.locator("#dossier-signals .chip").first).to_contain_text("scale")
     assert first.locator(".handoff").count() == 0 and second.locator(".discovery").count() == 0
     desktop.shot("chat-handoff.png")
+    second_sources = page.locator("#dossier-sources li").all_inner_texts()
+    assert second_sources != first_sources  # the two turns retrieved differently, so the panel can tell them apart
+    first.locator("button.cite").first.click()  # an older turn's [n] refers to that turn's dossier
+    expect(page.locator("#dossier-sources li")).to_have_count(len(first_sources))
+    assert page.locator("#dossier-sources li").all_inner_texts() == first_sources
+    second.locator("button.cite").first.click()
+    assert page.locator("#dossier-sources li").all_inner_texts() == second_sources
 
 
 def test_phone_width_chat_with_the_welcome_examples(phone: Page, chat_url: str) -> None:

@@ -221,5 +221,5 @@ def _json_safe(value: Any) -> Any:
 
 def run_stdio(settings: Settings) -> None:
     """Open the engine and serve MCP over stdin/stdout until the client closes the pipe."""
-    with Engine.open(settings) as engine:
+    with Engine.open(settings, shared=True) as engine:  # beside a running `serve`, as the CLI does
         build_server(engine).run("stdio")

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import LLMError
 from .base import Completion
 
-__all__ = ["Meter", "allow", "charge", "cost_usd", "metered"]
+__all__ = ["Meter", "allow", "charge", "cost_usd", "metered", "stage"]
 
 _CURRENT: ContextVar[tuple[Meter, str] | None] = ContextVar("groundsearch_meter", default=None)
 
@@ -95,6 +95,21 @@ def metered(meter: Meter | None, stage: str) -> Iterator[None]:
         yield
         return
     token = _CURRENT.set((meter, stage))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Charge calls inside the block under ``name`` to whatever meter is current (none: a no-op), so a module
+    deep in a stage (the retriever: HyDE, rerank) can say which step spent the tokens without holding the meter."""
+    current = _CURRENT.get()
+    if current is None:
+        yield
+        return
+    token = _CURRENT.set((current[0], name))
     try:
         yield
     finally:

@@ -20,7 +20,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import pg_curation
-from .base import page_from
+from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
@@ -208,6 +208,41 @@ class PostgresStore:
 
     def count_chunks(self) -> int:
         return int(self._fetch("SELECT count(*) FROM chunks", {})[0][0])
+
+    # ---- vectors filled in after the text ------------------------------------------------------------
+    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+        rows = self._fetch(
+            "SELECT c.pk FROM chunks c WHERE c.pk > %(a)s AND NOT EXISTS "
+            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk) ORDER BY c.pk LIMIT %(n)s",
+            {"a": int(after), "n": int(limit)})
+        return [int(r[0]) for r in rows]
+
+    def count_pending_vectors(self) -> int:
+        # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request
+        return int(self._fetch("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunk_vectors)",
+                               {})[0][0])
+
+    def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
+        vecs = check_vectors(vectors, len(keys), self.dim)
+        if not len(keys):
+            return 0
+
+        def work(conn: psycopg.Connection) -> int:
+            with conn.cursor() as cur:
+                cur.execute("CREATE TEMP TABLE gs_new_vectors (chunk_pk bigint, embedding vector) ON COMMIT DROP")
+                with cur.copy("COPY gs_new_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
+                    cp.set_types(["int8", "vector"])
+                    for k, v in zip(keys, vecs):
+                        cp.write_row((int(k), v))
+                # the join skips chunks deleted meanwhile; FOR KEY SHARE holds them until the insert commits
+                cur.execute(
+                    "INSERT INTO chunk_vectors (chunk_pk, embedding) SELECT n.chunk_pk, n.embedding "
+                    "FROM gs_new_vectors n WHERE n.chunk_pk IN (SELECT c.pk FROM chunks c "
+                    "WHERE c.pk IN (SELECT chunk_pk FROM gs_new_vectors) FOR KEY SHARE) "
+                    "ON CONFLICT (chunk_pk) DO NOTHING")
+                return int(cur.rowcount)
+
+        return self._run(work)
 
     def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return self._run(lambda conn: conn.execute(sql.encode(), params).fetchall())

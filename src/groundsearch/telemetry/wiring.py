@@ -30,7 +30,8 @@ def open_telemetry(settings: Settings, store_dir: Path | None = None) -> Telemet
 
 def telemetry_recorder(settings: Settings, store: object, telemetry: TelemetryStore | None) -> Recorder | None:
     """The engine's recorder (``None`` when telemetry is off); the store opens on the first record."""
-    if not settings.telemetry.enabled:
+    # A read-only store is being inspected or evaluated (shared eval caches), not serving users.
+    if not settings.telemetry.enabled or getattr(store, "read_only", False):
         return None
     if telemetry is not None:
         return Recorder(settings, lambda: telemetry, otel=OtelExport())

@@ -247,5 +247,20 @@ def uvicorn_config(app: ASGIApp, settings: Settings, **options: Any) -> Any:
     import uvicorn
 
     trusted = list(settings.api.trusted_proxies)
-    return uvicorn.Config(app, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
-                          log_level="warning", **options)
+    config = uvicorn.Config(app, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
+                            log_level="warning", **options)
+    access = logging.getLogger("uvicorn.access")  # configured by Config() above; the filter must come after
+    if not any(isinstance(f, PathOnly) for f in access.filters):
+        access.addFilter(PathOnly())
+    return config
+
+
+class PathOnly(logging.Filter):
+    """uvicorn's access log prints each request line with its query string, and ``GET /api/search?q=…`` carries
+    what the user typed: keep the path, drop the query (docs/operations.md: no raw query text in logs)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0] + "?…", *args[3:])
+        return True
