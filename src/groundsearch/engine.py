@@ -6,6 +6,7 @@ than wiring — the work lives in ``ingest/``, ``query/`` and ``answer/``.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,8 @@ from .query.filters import request_filter, visible_under
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
+from .store.telemetry_base import Feedback, TelemetryStore
+from .telemetry.wiring import telemetry_recorder
 from .types import (
     CollectionSpec,
     Event,
@@ -33,22 +36,28 @@ from .types import (
 if TYPE_CHECKING:
     from .answer.auditor.l4_urls import UrlHealth
     from .orchestrate import Orchestrator
+    from .query.gate import GateCalibration
 
 __all__ = ["Engine"]
+
+POPULAR_DAYS = 30  # popular topics: a month of searches, long enough to have some, short enough to be current
 
 
 class Engine:
     """One open knowledge base. Create with :meth:`open`; close when done (or use ``with``)."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Embedder, llm: LLM | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None, *, telemetry: TelemetryStore | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
-        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker)
+        self.recorder = telemetry_recorder(settings, store, telemetry)
+        self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
+                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
         self._answer: Orchestrator | None = None  # built on first search
+        self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
         self._extractive: Orchestrator | None = None  # the same pipeline without the LLM (the chat dossier's)
         self._conversations: Any = None  # ConversationStore, opened on the first chat turn
@@ -63,7 +72,10 @@ class Engine:
         embedder: Embedder | None = None,
         store: Store | None = None,
         llm: LLM | None = None,
+        shared: bool = False,
     ) -> Engine:
+        """``shared``: if another process (a running ``serve``) owns the embedded store's indexes, write
+        through it as a log writer instead of failing (see ``store/sqlite.py``)."""
         settings = settings or load_settings()
         from .threads import limit_blas_threads
 
@@ -73,7 +85,7 @@ class Engine:
 
             embedder = build_embedder(settings)
         if store is None:
-            store = open_store(settings, embedder.dim)
+            store = open_store(settings, embedder.dim, shared=shared)
         built_with = store.meta_get("embedder")
         if built_with is None:
             store.meta_set("embedder", embedder.model_id)
@@ -95,9 +107,13 @@ class Engine:
         return cls(settings, store, embedder, llm, reranker)
 
     def close(self) -> None:
+        if self._embedding is not None:
+            self._embedding.stop()
         if self._conversations is not None:
             self._conversations.close()
         self.retriever.close()
+        if self.recorder is not None:
+            self.recorder.close()
         self.store.close()
 
     def __enter__(self) -> Engine:
@@ -130,25 +146,52 @@ class Engine:
         prune: bool = False,
         progress: Callable[[Any], None] | None = None,
         limits: Any = None,
+        defer_embedding: bool | None = None,
     ) -> Any:
         """Ingest files and folders into ``collection``; returns an ``ingest.pipeline.IngestReport``.
 
         ``limits``: an ``ingest.pipeline.IngestLimits`` (chunks per file, time budget, cancellation); none by default.
 
-        ``prune``: also delete items of files under the given folders that no longer exist on disk."""
+        ``prune``: also delete items of files under the given folders that no longer exist on disk.
+
+        ``defer_embedding`` (default: whether the background embedder runs): write text only, so the items
+        are keyword-searchable at once, and leave the vectors to :meth:`embed_pending` or the background
+        thread."""
         from .ingest.pipeline import ingest_paths
 
-        return ingest_paths(
+        defer = self._embedding is not None if defer_embedding is None else defer_embedding
+        report = ingest_paths(
             [Path(p) for p in paths],
             self.collection(collection),
             self.store,
-            self.embedder if embed else None,
+            self.embedder if embed and not defer else None,
             tenant=tenant,
             batch_size=self.settings.embed_batch_size,
             prune=prune,
             progress=progress,
             **({"limits": limits} if limits is not None else {}),
         )
+        if embed and defer and self._embedding is not None:
+            self._embedding.wake()
+        return report
+
+    def embed_pending(self, *, progress: Callable[[Any], None] | None = None,
+                      stop: Callable[[], bool] = lambda: False) -> Any:
+        """Give a vector to every chunk stored without one; returns an ``ingest.embed_worker.EmbedReport``."""
+        from .ingest.embed_worker import embed_pending
+
+        return embed_pending(self.store, self.embedder, self._kinds(), progress=progress, stop=stop)
+
+    def start_background_embedding(self, interval: float = 1.0) -> Any:
+        """Embed pending chunks in a thread from now until :meth:`close`; ingests then defer embedding to it."""
+        from .ingest.embed_worker import BackgroundEmbedder
+
+        if self._embedding is None:
+            self._embedding = BackgroundEmbedder(self.store, self.embedder, self._kinds(), interval=interval).start()
+        return self._embedding
+
+    def _kinds(self) -> dict[str, str]:
+        return {spec.name: spec.kind for spec in self.settings.collections}
 
     def get(self, item_id: str, filter: SearchFilter | None = None) -> Item:
         """The item, or ``NotFound`` — also when ``filter``'s governance (tenant, status) hides it, so another
@@ -205,10 +248,12 @@ class Engine:
         """Execute a plan made by :meth:`Orchestrator.plan` (the one planner)."""
         return self.retriever.retrieve(plan)
 
-    def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+    def search(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> SearchResponse:
         from .orchestrate import fold
 
-        return fold(self.stream(request, tenant=tenant))
+        # surface only when not the default, so overrides of stream(request, tenant=) keep working
+        extra = {"surface": surface} if surface != "search" else {}
+        return fold(self.stream(request, tenant=tenant, **extra))
 
     def answer_pipeline(self) -> Orchestrator:
         """The one orchestrator (classify → plan → retrieve → normalize → synthesize → audit), built once."""
@@ -219,13 +264,31 @@ class Engine:
             from .orchestrate import Orchestrator
             from .query.intent.cascade import IntentCascade
 
-            cascade = IntentCascade(self.settings, self.embedder, self.llm)
+            cascade = IntentCascade(self.settings, self.embedder, self.llm,
+                                    on_shadow=self.recorder.shadow if self.recorder is not None else None)
             from .curation import trending_topics
 
             self._answer = Orchestrator(self.settings, self.retriever, cascade, llm=self.llm,
                                         load_prompt=partial(load_prompt, version=self.settings.llm.prompts_version),
                                         trending=partial(trending_topics, self.store, self.settings.collections))
         return self._answer
+
+    def gate_best_cosine(self, query: str, *, tenant: str | None = None) -> float:
+        """The best cosine the gate would judge for ``query`` (its first pass, default plan, gate off)."""
+        _, plan = self.answer_pipeline().plan(SearchRequest(query=query, limit=10, threshold=0.0), tenant=tenant)
+        gate = self.retriever.retrieve(plan).gate
+        return gate.best_score if gate is not None else 0.0
+
+    def calibrate_gate(self, own: Sequence[str], offtopic: Sequence[str]) -> GateCalibration:
+        """Measure the gate threshold on questions this store should answer (``own``) and ones it should not,
+        and store it with the embedder's id in the store's metadata, where every later plan reads it."""
+        from .query.gate import calibrate, gate_meta_key
+
+        cal = calibrate(self.embedder.model_id, [self.gate_best_cosine(q) for q in own],
+                        [self.gate_best_cosine(q) for q in offtopic])
+        self.store.meta_set(gate_meta_key(cal.model_id), cal.to_json())
+        self.retriever.clear_cache()
+        return cal
 
     def url_health(self) -> UrlHealth:
         """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
@@ -271,21 +334,75 @@ class Engine:
         self._answer = self._extractive = None
         return cleared
 
-    def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+    def stream(self, request: SearchRequest, *, tenant: str | None = None, surface: str = "search") -> Iterator[Event]:
         """The same search as :meth:`search`, as the sequence of stage events; ``search`` is their fold.
 
         Events: ``intent``, ``plan``, ``keyword``/``vector``, one per structured result kind, ``results``,
         ``prose``, ``complete`` (with diagnostics). A consumer that stops iterating (a client that
-        disconnected) stops the remaining stages.
+        disconnected) stops the remaining stages. Each request leaves one telemetry record (``surface``:
+        search / ask / mcp / chat), whose id is ``diagnostics.request_id``.
         """
-        yield from self.answer_pipeline().run(request, tenant=tenant)
+        import uuid
+
+        request_id = uuid.uuid4().hex
+        events = self.answer_pipeline().run(request, tenant=tenant, request_id=request_id)
+        if self.recorder is None:
+            yield from events
+            return
+        yield from self.recorder.observe(events, query=request.query, tenant=tenant, surface=surface,
+                                         request_id=request_id)
+
+    # ---- feedback -------------------------------------------------------------------------------
+
+    def add_feedback(self, request_id: str, item_id: str, useful: bool, *, tenant: str | None = None) -> Feedback:
+        """Mark a source request ``request_id`` showed as useful or not; ``NotFound`` unless that request is
+        the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown)."""
+        store = self._telemetry_for("feedback")
+        shown = store.request_results(tenant or "", request_id)
+        if shown is None:
+            raise NotFound(f"no request with id {request_id!r}", details={"request_id": request_id})
+        if item_id not in shown:
+            raise NotFound(f"request {request_id!r} did not show item {item_id!r}",
+                           details={"request_id": request_id, "item_id": item_id})
+        return store.put_feedback(tenant or "", request_id, item_id, useful)
+
+    def remove_feedback(self, feedback_id: str, *, tenant: str | None = None) -> None:
+        if not self._telemetry_for("feedback").delete_feedback(tenant or "", feedback_id):
+            raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
+
+    def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """``{item_id: (useful, marks)}`` of ``tenant`` (what the weighted profile's feedback boost reads)."""
+        return self._telemetry_for("feedback").feedback_stats(tenant or "", item_ids)
+
+    def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:
+        """What ``tenant``'s users search most since ``since`` (a UTC datetime): query-term counts from
+        telemetry, named only where the term is a word of that tenant's corpus (telemetry.privacy)."""
+        recorder = self.recorder
+        if recorder is None:
+            return []
+        names = [term for term, _ in self.store.top_terms(SearchFilter(tenant=tenant), 5000)]
+        return recorder.popular_terms(tenant or "", since, limit, names)
+
+    def _telemetry_for(self, what: str) -> TelemetryStore:
+        if self.recorder is None:
+            raise ConfigError(f"{what} needs telemetry, which is off (telemetry.enabled = false)")
+        return self.recorder.store
 
     def suggestions(self, limit: int = 10, filter: SearchFilter | None = None) -> list[str]:
-        """Popular topics: the entities mentioned in most chunks the caller may search (``filter``: its tenant,
-        published only by default). Query telemetry would rank what people ask instead; until it exists this
-        is the corpus's view. Fails soft to an empty list."""
+        """Popular topics: what the caller's tenant searched most in the last ``POPULAR_DAYS`` (query-term counts
+        from telemetry, named only where a term is a word of that tenant's corpus); on a cold start, or with
+        telemetry off, the entities mentioned in most chunks the caller may search (``filter``: its tenant,
+        published only by default). Fails soft to an empty list."""
+        f = filter or SearchFilter()
         try:
-            return [term for term, _ in self.store.top_terms(filter or SearchFilter(), limit)]
+            since = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=POPULAR_DAYS)
+            searched = [term for term, _ in self.popular_terms(f.tenant, since, limit)]
+        except Exception:
+            searched = []
+        if searched:
+            return searched
+        try:
+            return [term for term, _ in self.store.top_terms(f, limit)]
         except Exception:
             return []
 
@@ -295,11 +412,14 @@ class Engine:
         index_health = getattr(self.store, "index_health", None)  # derived indexes exist in the embedded store
         indexes = index_health() if index_health is not None else {}
         serving = all(i.get("state") in ("ok", "rebuilt") for i in indexes.values())
+        background = None if self._embedding is None else dataclasses.asdict(self._embedding.status)
         return {
+            "background_embedding": background,
             "status": "ok" if serving else "degraded",
             "indexes": indexes,
             "items": self.store.count(),
             "chunks": self.store.count_chunks(),
+            "vectors_pending": self.store.count_pending_vectors(),
             "embedder": self.embedder.model_id,
             "llm": getattr(self.llm, "name", None),
             "backend": type(self.store).__name__,
@@ -326,7 +446,7 @@ def _centroid(vectors: Any) -> Any:
     return mean / norm if norm > 0 else None
 
 
-def open_store(settings: Settings, dim: int) -> Store:
+def open_store(settings: Settings, dim: int, *, shared: bool = False) -> Store:
     if settings.database_url:
         dsn = settings.database_url
         if not (dsn.startswith(("postgresql://", "postgres://")) or "=" in dsn):  # URL or libpq key=value form
@@ -336,4 +456,5 @@ def open_store(settings: Settings, dim: int) -> Store:
         return PostgresStore.open(settings.database_url, dim=dim)
     from .store.sqlite import SQLiteStore
 
-    return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max)
+    return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max,
+                            shared=shared)

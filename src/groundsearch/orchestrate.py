@@ -29,6 +29,7 @@ from .answer.sentence_vectors import sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
+from .models.metering import Meter, metered
 from .presenters import evidence_out, plan_dict
 from .query.filters import build_filter, validate_query
 from .query.gate import judge
@@ -155,7 +156,8 @@ class Orchestrator:
     def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
               profile: PlanProfile | None = None) -> RetrievalPlan:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
-                              embedder_id=self.retriever.embedder.model_id, profile=profile)
+                              embedder_id=self.retriever.embedder.model_id, profile=profile,
+                              stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None)
 
     def _trending(self, intent: Intent, plan: RetrievalPlan, run: _Run) -> list[StructuredResult]:
         """The trending table for a "what's trending" request, over the plan's collections and governance (not
@@ -173,13 +175,18 @@ class Orchestrator:
 
     # ---- the orchestrator -----------------------------------------------------------------------
 
-    def run(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
+    def run(self, request: SearchRequest, *, tenant: str | None = None,
+            request_id: str | None = None) -> Iterator[Event]:
         run = _Run()
+        # One token budget for every model call of this request; each stage charges it under its own name
+        # (the blocks hold no ``yield``: a generator's next step may run in another context).
+        meter = Meter(self.settings.llm.request_token_budget, self.settings.llm.prices)
         query = validate_query(request.query)
         # Bad input must surface before the first event, so a streaming client gets a plain 400, not a
         # stream that breaks off; the planner re-validates the same way later (pure, cheap).
         build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
-        intent = self._classify(query, request.hints, run)
+        with metered(meter, "intent"):
+            intent = self._classify(query, request.hints, run)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
 
@@ -189,7 +196,8 @@ class Orchestrator:
         yield Event("plan", plan_dict(plan))
 
         t = time.perf_counter()
-        evidence = self._retrieve(plan, run, "retrieve")
+        with metered(meter, "retrieve"):  # the retriever names its own steps: rerank, rewrite (HyDE)
+            evidence = self._retrieve(plan, run, "retrieve")
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
@@ -222,9 +230,10 @@ class Orchestrator:
                 nothing = Sentence(text=NOTHING_RELEVANT, citations=())
                 synthesis = Synthesis(Prose(sentences=(nothing,), mode="extractive"))
             else:
-                synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                       load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
-                                       vectors=sentence_vectors_for(self.retriever))
+                with metered(meter, "narration"):
+                    synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
+                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                           vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:
@@ -237,7 +246,8 @@ class Orchestrator:
         checked = report.prose
         if self.llm is not None and self.load_prompt is not None:  # repair() itself skips clean or extractive prose
             try:
-                fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
+                with metered(meter, "repair"):
+                    fixed = repair(prose, report, evidence.hits, self.llm, self.load_prompt)
                 checked = fixed.prose
                 run.degraded.extend(fixed.notes)
             except Exception as exc:  # e.g. the repair prompt file is missing: the markers stand
@@ -248,9 +258,18 @@ class Orchestrator:
         run.lap("total", run.started)
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
-                                  gate=dataclasses.asdict(gate))
+                                  gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id,
+                                  vectors_pending=_pending(getattr(self.retriever, "store", None)))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
+
+
+def _pending(store: Any) -> int | None:
+    """Chunks the vector leg cannot see yet; ``None`` when the store cannot say (a diagnostic never fails a search)."""
+    try:
+        return int(store.count_pending_vectors())
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def fold(events: Iterable[Event]) -> SearchResponse:

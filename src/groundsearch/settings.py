@@ -28,7 +28,9 @@ __all__ = [
     "IntentSettings",
     "LLMSettings",
     "RetrievalSettings",
+    "ModelPrice",
     "Settings",
+    "TelemetrySettings",
     "WeightedProfile",
     "load_settings",
     "parse_collections",
@@ -56,10 +58,18 @@ class WeightedProfile(_Frozen):
     keyword_field_match: float = Field(default=0.10, ge=0)
     recency: float = Field(default=0.05, ge=0)
     recency_window_days: int = Field(default=365, ge=1)
+    # Users' useful / not-useful marks lift an item by at most this share of its score, and only once it has
+    # feedback_min_marks marks: one click cannot reorder results, and an item nobody marked never loses.
+    feedback: float = Field(default=0.03, ge=0, le=0.2)
+    feedback_min_marks: int = Field(default=2, ge=1)
 
 
 class RetrievalSettings(_Frozen):
     rrf_k: int = Field(default=60, ge=1)
+    # keyword + vector fuse by z-scored leg scores unless "rrf"; with the graph leg, RRF at graph_rrf_k (its
+    # PageRank mass is heavy-tailed, so ranks fuse it better). Chosen by measurement, bench-retrieval.md.
+    fusion: Literal["zscore", "rrf"] = "zscore"
+    graph_rrf_k: int = Field(default=10, ge=1)
     k_per_leg: int = Field(default=100, ge=1, le=1000)
     weighted: WeightedProfile = WeightedProfile()
     duplicate_threshold: float = Field(default=0.95, ge=0, le=1)
@@ -87,6 +97,11 @@ class IntentSettings(_Frozen):
     shadow: bool = False
 
 
+class ModelPrice(_Frozen):
+    prompt_per_mtok: float = Field(default=0.0, ge=0)
+    completion_per_mtok: float = Field(default=0.0, ge=0)
+
+
 class LLMSettings(_Frozen):
     """An optional LLM. With none configured, answers are extractive and intent uses tiers 1–2."""
 
@@ -99,6 +114,10 @@ class LLMSettings(_Frozen):
     max_tokens: int = Field(default=512, ge=16)
     request_token_budget: int = Field(default=4000, ge=64)
     prompts_version: str = "v1"
+
+    # USD per million tokens by model name (as the endpoint reports it, or gguf:<file>); unpriced models cost 0
+    # and the report says they are unpriced.
+    prices: dict[str, ModelPrice] = {}
 
     @property
     def enabled(self) -> bool:
@@ -142,6 +161,20 @@ class McpSettings(_Frozen):
 
     tenant: str = ""  # the default tenant unless set
     all_tenants: bool = False
+
+
+class TelemetrySettings(_Frozen):
+    """One record per request (docs/operations.md). The query is kept as a keyed HMAC unless ``store_raw_query``."""
+
+    enabled: bool = True
+    # The HMAC key; unset, a random key is made once and kept beside the records (hashes then compare only
+    # within this deployment). Set it to compare hashes across deployments or to rotate it.
+    hash_key: SecretStr | None = None
+    store_raw_query: bool = False  # opt-in: the raw text, after the redactions below
+    redact: tuple[Literal["email", "phone", "key"], ...] = ("email", "phone", "key")
+    retention_days: int = Field(default=30, ge=1)
+    cost_ceiling_usd_per_day: float | None = Field(default=None, ge=0)
+    token_ceiling_per_day: int | None = Field(default=None, ge=0)
 
 
 class RetrievalFieldSettings(_Frozen):
@@ -207,6 +240,7 @@ class Settings(_Frozen):
     llm: LLMSettings = LLMSettings()
     api: ApiSettings = ApiSettings()
     mcp: McpSettings = McpSettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
     auditor: AuditorSettings = AuditorSettings()
     chat: ChatSettings = ChatSettings()
     assistants: dict[str, AssistantSettings] = {}
@@ -304,6 +338,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "EMBEDDER": "embedder",
         "DEFAULT_COLLECTION": "default_collection",
         "RRF_K": "retrieval.rrf_k",
+        "FUSION": "retrieval.fusion",
         "K_PER_LEG": "retrieval.k_per_leg",
         "BLAS_THREADS": "retrieval.blas_threads",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
@@ -324,6 +359,10 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "KEYS_FILE": "api.keys_file",
         "MCP_TENANT": "mcp.tenant",
         "MCP_ALL_TENANTS": "mcp.all_tenants",
+        "TELEMETRY": "telemetry.enabled",
+        "TELEMETRY_KEY": "telemetry.hash_key",
+        "TELEMETRY_RAW_QUERY": "telemetry.store_raw_query",
+        "TELEMETRY_RETENTION_DAYS": "telemetry.retention_days",
         "HOST": "api.host",
         "URL_HEALTH": "auditor.url_health",
         "PORT": "api.port",

@@ -213,6 +213,7 @@ class EntityEdge:
 Leg = Literal["keyword", "vector", "graph"]
 Profile = Literal["rrf", "weighted", "keyword", "vector"]
 MergeRule = Literal["fused_score", "recency"]
+Fusion = Literal["rrf", "zscore"]
 Rewrite = Literal["none", "hyde", "multi_query", "prf", "rocchio"]  # prf: keyword expansion (RM3-style); rocchio: dense
 RetrievalPattern = Literal["pipeline", "agentic", "kg", "hybrid"]
 
@@ -231,6 +232,7 @@ class RetrievalPlan:
     profile: Profile = "rrf"
     k_per_leg: int = 100
     rrf_k: int = 60
+    fusion: Fusion = "rrf"  # how the legs' rankings combine: reciprocal ranks, or z-scored leg scores
     filter: SearchFilter = SearchFilter()
     limit: int = 10
     offset: int = 0
@@ -524,6 +526,10 @@ class Diagnostics(BaseModel):
     degraded: tuple[str, ...] = ()
     plan: dict[str, Any] | None = None
     gate: dict[str, Any] | None = None  # the relevance gate's verdict on the fused top-N (same on every page)
+    # chunks stored without a vector yet (ingest defers embedding): the vector leg covers only the others
+    vectors_pending: int | None = None
+    usage: dict[str, Any] | None = None  # LLM tokens and cost per stage, against the request's token budget
+    request_id: str | None = None  # the telemetry record's id; feedback on this answer's sources names it
 
 
 class SearchResponse(BaseModel):

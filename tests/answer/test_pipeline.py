@@ -105,6 +105,7 @@ def test_engine_search_is_the_fold_of_engine_stream(engine: Engine) -> None:
     a, b = engine.search(request), fold(engine.stream(request))
     strip = lambda r: r.model_copy(update={"diagnostics": r.diagnostics.model_copy(update={"latency_ms": {},  # noqa: E731
                                                                                           "cache_hit": False,
+                                                                                          "request_id": None,
                                                                                           "degraded": ()})})
     assert strip(a) == strip(b) and a.results
 
@@ -162,6 +163,10 @@ def test_failed_embedder_propagates(engine: Engine) -> None:
 def test_store_failure_degrades_instead_of_failing(engine: Engine) -> None:
     class DownRetriever:
         embedder = HashEmbedder()
+        llm = None
+
+        def stored_gate_threshold(self) -> float | None:
+            return None
 
         def retrieve(self, plan: Any) -> Any:
             raise StoreUnavailable("connection refused")

@@ -26,7 +26,7 @@ STAGE_RANK = {"intent": 0, "plan": 1, "keyword": 2, "vector": 2, "results": 3, "
 
 def without_timings(body: dict[str, Any]) -> dict[str, Any]:
     body = dict(body)
-    body["diagnostics"] = {k: v for k, v in body["diagnostics"].items() if k != "latency_ms"}
+    body["diagnostics"] = {k: v for k, v in body["diagnostics"].items() if k not in ("latency_ms", "request_id")}
     return body
 
 

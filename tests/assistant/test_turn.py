@@ -172,3 +172,15 @@ def test_a_planted_instruction_never_reaches_the_model_and_its_echo_is_not_shown
     assert "PWNED" not in view and "text withheld" in view and "hybrid vector search" in view
     assert answer["mode"] == "offline" and "PWNED" not in answer["reply"]
     assert any("repeated an instruction" in d for d in answer["degraded"])
+
+
+def test_a_reroll_is_not_shown_the_planted_instruction_and_its_marker_echo_is_caught(engine, tmp_path) -> None:
+    (tmp_path / "planted").mkdir()
+    (tmp_path / "planted" / "ops.md").write_text(PLANTED, encoding="utf-8")
+    engine.ingest([tmp_path / "planted"], "docs")
+    # the first answer invents an organisation + metric (rerolled); the rewrites echo the payload's marker word
+    engine.llm = ScriptedLLM([said("Globex Corporation cut its latency by 73% with Atlas [1]."), "PWNED", "PWNED"])
+    answer = turn(engine, "What does the Atlas operations note say?")
+    reroll_prompts = [c["messages"][-1].content for c in engine.llm.calls[1:]]
+    assert reroll_prompts and all("PWNED" not in p for p in reroll_prompts)
+    assert "PWNED" not in answer["reply"] and answer["mode"] == "offline"

@@ -137,3 +137,20 @@ def test_search_takes_the_review_filters_too(served) -> None:
     bad = httpx.post(f"{url}/api/search", json={"query": "x", "filters": {"review_due_within_days": "0"}},
                      headers=auth(tokens["acme"]))
     assert bad.status_code == 400 and "review_due_within_days" in bad.json()["error"]["message"]
+
+
+def test_browse_never_shows_another_tenants_items_or_drafts(served) -> None:
+    """Attack: globex's viewer browses with every filter loosened; acme's items and the draft must stay hidden.
+    Fails if ``browse_rows`` ignores the filter's tenant (checked by compiling it with ``tenant=None``)."""
+    url, tokens, engine = served
+    body = browse(url, tokens["globex"], limit=100, review_status=["verified", "unverified", "flagged"]).json()
+    stored = engine.store.get_many([i["item_id"] for i in body["items"]])
+    assert body["total"] == 6 and {s.tenant for s in stored.values()} == {"globex"}
+    acme = browse(url, tokens["acme"], limit=100).json()
+    assert all(engine.store.get(i["item_id"]).status == "published" for i in acme["items"])
+
+
+def test_oversized_cursor_is_refused(served) -> None:
+    url, tokens, _ = served
+    r = browse(url, tokens["acme"], cursor="A" * 3000)
+    assert r.status_code == 400 and "cursor" in r.text

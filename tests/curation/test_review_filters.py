@@ -74,3 +74,14 @@ def test_records_carry_review_fields_typed_and_refuse_bad_ones(tmp_path) -> None
     assert draft.fields["next_review_date"] == dt.date(2026, 7, 1) and draft.fields["review_status"] == "flagged"
     with pytest.raises(IngestError, match="line 2.*YYYY-MM-DD|YYYY-MM-DD.*line 2"):
         record_draft({"product": "Acme", "summary": "s", "next_review_date": "next week"}, spec, tmp_path / "r.jsonl", line=2)
+
+
+def test_the_planner_anchors_review_filters_on_its_own_today() -> None:
+    from groundsearch.query.planner import plan_retrieval
+    from groundsearch.settings import Settings
+    from groundsearch.types import Intent, SearchRequest
+
+    request = SearchRequest(query="policy", filters={"overdue_review": "true", "freshness": "fresh"})
+    plan = plan_retrieval(Intent(), request, Settings(collections=SPECS), tenant=None, today=TODAY)
+    assert plan.filter.review_due_before == dt.date(2026, 6, 14)
+    assert (plan.filter.date_from, plan.filter.date_to) == (dt.date(2026, 3, 17), TODAY)

@@ -147,6 +147,8 @@ def test_tier_one_is_fast():
         ("don't bother with a chart, which venue has the most papers?", "default", None),
         ("hoe maak ik een tabel in de configuratie?", "default", None),
         ("come faccio una tabella nella configurazione?", "default", None),
+        ("how are LangChain, LlamaIndex and Haystack related — show the connections", "graph", None),
+        ("which papers are related to RAG?", "default", None),
     ],
 )
 def test_heldout3_readings(query, fmt, subtype):

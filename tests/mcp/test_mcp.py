@@ -52,7 +52,7 @@ def test_find_returns_markdown_and_structured_content_with_paging(config: Path) 
         {"similar_to": "PLACEHOLDER"},
         {"query": "x", "filters": {"colour": "red"}},
     ])
-    assert tools == ["find", "chat"]
+    assert sorted(tools) == ["chat", "feedback", "find"]
 
     page1 = FindResult.model_validate(first.structured_content)
     page2 = FindResult.model_validate(second.structured_content)

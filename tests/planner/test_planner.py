@@ -204,3 +204,17 @@ def test_a_bridge_question_gets_the_graph_leg_seeded_from_its_named_entities() -
     assert p.graph_passage_seeds == 3 and any("bridge question" in r for r in p.reasons)
     assert "graph" not in plan(Intent(), query="Journal of Psychotherapy Integration publisher").legs
     assert "graph" not in plan(Intent(), query="which vector database is fastest").legs  # no described entity
+
+
+def test_fusion_is_planned_zscore_for_two_legs_rrf_with_the_graph_leg_and_for_the_baseline() -> None:
+    two = plan(Intent(), query="pgvector index")
+    assert (two.fusion, two.legs) == ("zscore", ("keyword", "vector"))
+    assert any("z-scored" in r for r in two.reasons)
+    graph = plan(Intent(comparison_targets=("pgvector",)), query="pgvector index")
+    assert "graph" in graph.legs and (graph.fusion, graph.rrf_k) == ("rrf", SETTINGS.retrieval.graph_rrf_k)
+    assert plan(Intent(), query="pgvector index", profile="weighted").fusion == "rrf"  # re-scores RRF's union
+    baseline = plan_retrieval(Intent(), SearchRequest(query="pgvector index"), SETTINGS, tenant=None, today=TODAY,
+                              profile=PLAN_PROFILES["hybrid"])
+    assert (baseline.fusion, baseline.rrf_k) == ("rrf", SETTINGS.retrieval.rrf_k)
+    rrf = SETTINGS.model_copy(update={"retrieval": SETTINGS.retrieval.model_copy(update={"fusion": "rrf"})})
+    assert plan_retrieval(Intent(), SearchRequest(query="pgvector index"), rrf, tenant=None, today=TODAY).fusion == "rrf"

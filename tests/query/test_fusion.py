@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundsearch.query.fusion import reciprocal_rank_fusion
+from groundsearch.query.fusion import reciprocal_rank_fusion, zscore_fusion
 from groundsearch.types import Hit
 
 
@@ -65,3 +65,29 @@ def test_rrf_order_does_not_depend_on_key_values(kw: list[int], vec: list[int], 
                                      k=k)
     assert [relabel[f.key] for f in plain] == [f.key for f in renamed]
     assert [f.score for f in plain] == [f.score for f in renamed]
+
+
+def test_zscore_fusion_matches_hand_computed_scores_and_floors_missing_legs() -> None:
+    # keyword scores 3, 2, 1 → z = 1.2247, 0, -1.2247; vector 0.9, 0.5 → z = 1, -1
+    fused = zscore_fusion({"keyword": [(A, 3.0), (B, 2.0), (C, 1.0)], "vector": [(B, 0.9), (D, 0.5)]})
+    score = {f.key: f.score for f in fused}
+    assert score[B] == pytest.approx(0 + 1, abs=1e-6)
+    assert score[A] == pytest.approx(1.224745 - 1, abs=1e-6)  # absent from the vector leg: its lowest z
+    assert score[D] == pytest.approx(-1.224745 - 1, abs=1e-6)
+    assert [f.key for f in fused] == [B, A, D, C]  # D and C tie at -2.2247: D has the better best rank (2 vs 3)
+    b = next(f for f in fused if f.key == B)
+    assert {(ls.leg, ls.rank, ls.score) for ls in b.legs} == {("keyword", 2, 2.0), ("vector", 1, 0.9)}
+
+
+def test_zscore_fusion_keeps_a_margin_rrf_flattens() -> None:
+    # one BM25 hit far ahead of the rest (a rare exact term) beats the vector leg's narrow favourite; by ranks
+    # alone B (2nd and 1st) beats A (1st and 3rd)
+    legs = {"keyword": [(A, 30.0), (B, 3.0), (X, 2.9), (Y, 2.8)], "vector": [(B, 0.62), (Z, 0.61), (A, 0.40), (W, 0.39)]}
+    assert [f.key for f in zscore_fusion(legs)][:2] == [A, B]
+    assert [f.key for f in reciprocal_rank_fusion(legs)][:2] == [B, A]
+
+
+def test_zscore_fusion_of_one_hit_or_equal_scores_is_defined() -> None:
+    assert [f.key for f in zscore_fusion({"keyword": [(A, 1.0)], "vector": []})] == [A]
+    assert [f.key for f in zscore_fusion({"keyword": [(A, 1.0), (B, 1.0)]})] == [A, B]  # ties by rank
+    assert zscore_fusion({}) == []

@@ -88,6 +88,7 @@ def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, c
     assert card.get_attribute("data-signal") and card.locator("p").inner_text().strip().endswith("?")
     expect(page.locator("#welcome")).to_be_hidden()
     desktop.shot("chat-discovery.png")
+    first_sources = page.locator("#dossier-sources li").all_inner_texts()
     send(page, WIDE)
     second = page.locator(".turn.assistant").nth(1)
     expect(second).to_have_attribute("aria-busy", "false", timeout=60_000)
@@ -98,6 +99,13 @@ def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, c
     expect(page.locator("#dossier-signals .chip").first).to_contain_text("scale")
     assert first.locator(".handoff").count() == 0 and second.locator(".discovery").count() == 0
     desktop.shot("chat-handoff.png")
+    second_sources = page.locator("#dossier-sources li").all_inner_texts()
+    assert second_sources != first_sources  # the two turns retrieved differently, so the panel can tell them apart
+    first.locator("button.cite").first.click()  # an older turn's [n] refers to that turn's dossier
+    expect(page.locator("#dossier-sources li")).to_have_count(len(first_sources))
+    assert page.locator("#dossier-sources li").all_inner_texts() == first_sources
+    second.locator("button.cite").first.click()
+    assert page.locator("#dossier-sources li").all_inner_texts() == second_sources
 
 
 def test_phone_width_chat_with_the_welcome_examples(phone: Page, chat_url: str) -> None:
@@ -123,3 +131,28 @@ def test_search_mode_is_untouched_by_the_chat_module(desktop: Page, chat_url: st
     expect(page.locator("#search-form")).to_be_visible()
     assert page.locator("#chat").is_hidden()
     expect(page.locator("#mode-search")).to_have_attribute("aria-current", "page")
+
+
+def test_a_paragraph_audit_event_replaces_only_that_paragraph(desktop: Page, chat_url: str) -> None:
+    """The page's side of the streaming contract (docs/assistant.md, "Auditor"): tokens paint paragraphs, then
+    an ``audit`` event for paragraph 1 swaps that paragraph alone; paragraph 0 stays the same node. The events
+    are fed to the page's own handler, since today's server sends one whole-reply audit event per turn."""
+    page = desktop.page
+    page.goto(chat_url)
+    page.evaluate("""() => {
+        window.__turn = startTurn("q");
+        onChatEvent(window.__turn, "token", {text: "Atlas 2.0 added hybrid vector search [1].\\n\\n"});
+        onChatEvent(window.__turn, "token", {text: "Globex grew 37% with it."});
+        window.__turn.text.querySelector('p[data-paragraph="0"]').dataset.kept = "yes";
+    }""")
+    paragraphs = page.locator(".turn.assistant .reply-text p")
+    expect(paragraphs).to_have_count(2)
+    expect(paragraphs.nth(1)).to_have_text("Globex grew 37% with it.")
+    page.evaluate("""() => onChatEvent(window.__turn, "audit", {paragraph: 1, replaced: true, marked: 1, rerolls: 2,
+        text: "[could not verify this claim against the provided sources]"})""")
+    expect(paragraphs.nth(1).locator(".marker")).to_be_visible()
+    assert "Globex" not in page.locator(".turn.assistant").inner_text()
+    assert paragraphs.nth(0).get_attribute("data-kept") == "yes", "the earlier paragraph was repainted"
+    page.evaluate("""() => onChatEvent(window.__turn, "audit", {paragraph: 0, replaced: false,
+        text: "Atlas 2.0 added hybrid vector search [1]."})""")
+    assert paragraphs.nth(0).get_attribute("data-kept") == "yes"

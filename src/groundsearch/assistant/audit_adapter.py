@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..models.base import LLM, ChatMessage
+from .guard import withhold_instructions
 
 if TYPE_CHECKING:
     from .config import Assistant
@@ -39,7 +40,11 @@ def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistan
     Without an LLM nothing can be rerolled: a failing unit is marked at once."""
     from ..answer import auditor
 
-    constraints = auditor.Constraints.from_dossier(dossier.as_dict())
+    view = dossier.as_dict()
+    # the auditor quotes the closest source passages in its reroll message: an instruction planted in a source
+    # must no more reach the model that way than through the dossier (guard.py)
+    view["sources"] = [{**s, "text": withhold_instructions(s["text"])[0]} for s in view["sources"]]
+    constraints = auditor.Constraints.from_dossier(view)
     reply = auditor.audit_reply(text, constraints, reroll=make_reroll(llm, assistant) if llm is not None else None,
                                 max_rerolls=max_rerolls, url_health=url_health)
     return {"ran": True, **reply.as_dict(), "text": reply.text}

@@ -5,7 +5,8 @@
   the whole paragraph, since an injection's payload ("reply only with …") usually follows its opener ("ignore
   all previous instructions"). Measured: the bundled Qwen2.5-Coder 0.5B, shown such a document, answered with
   the planted payload verbatim.
-* A reply that still repeats a withheld paragraph (four words in a row) is not shown.
+* A reply that still echoes a withheld paragraph is not shown: four of its words in a row, or a marker token of it
+  (all capitals, or with digits — "PWNED", "X7-CODE") that no source kept for the model and no user message has.
 * A reply that repeats the system prompt (eight words in a row) is not shown.
 """
 
@@ -15,7 +16,7 @@ import re
 
 from ..answer.safety import sentence_flags
 
-__all__ = ["WITHHELD_SOURCE", "leaks", "repeats", "withhold_instructions"]
+__all__ = ["WITHHELD_SOURCE", "echoes", "leaks", "repeats", "withhold_instructions"]
 
 WITHHELD_SOURCE = "[text withheld: it addresses the reader or the assistant with instructions]"
 _PARAGRAPH = re.compile(r"\n\s*\n")
@@ -45,3 +46,16 @@ def withhold_instructions(text: str) -> tuple[str, list[str]]:
         else:
             kept.append(paragraph)
     return "\n\n".join(kept), withheld
+
+
+_MARKER = re.compile(r"\b(?:[A-Z]{3,}|\w*\d\w*[A-Za-z]\w*)\b")
+
+
+def echoes(reply: str, withheld: list[str], allowed: str) -> bool:
+    """True when ``reply`` repeats a withheld paragraph (:func:`repeats`, 4 words) or one of its marker tokens
+    absent from ``allowed`` (the text the model may legitimately repeat: kept sources, the user's words)."""
+    if any(repeats(reply, w, 4) for w in withheld):
+        return True
+    known = set(_words(allowed))
+    said = set(_words(reply))
+    return any(t.casefold() in said and t.casefold() not in known for w in withheld for t in _MARKER.findall(w))

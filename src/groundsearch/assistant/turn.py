@@ -22,7 +22,7 @@ from ..types import MAX_QUERY_CHARS, Event
 from .audit_adapter import audit_text
 from .config import Assistant, assistants_from
 from .dossier import Dossier, dossier_stream
-from .guard import leaks, repeats, withhold_instructions
+from .guard import echoes, leaks, withhold_instructions
 from .render import render
 from .tools import PREPARE_DOSSIER, RENDER_TOOLS, accept_discovery, handoff_decision, tool_definitions
 
@@ -75,6 +75,11 @@ def _model_view(dossier: Dossier, handoff: Mapping[str, Any] | None, withheld: l
         "discovery_allowed": dossier.suggested_discovery_question is not None,
         "handoff_allowed": handoff["target"] if handoff else None,
     }, ensure_ascii=False)
+
+
+def _allowed(dossier: Dossier, text: str) -> str:
+    """What a reply may repeat without echoing a withheld instruction: the user's words and the kept sources."""
+    return " ".join([text, *(withhold_instructions(s["text"])[0] + " " + s["title"] for s in dossier.sources)])
 
 
 def _offline_text(dossier: Dossier) -> str:
@@ -164,7 +169,7 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     elif engine.llm is not None:
         try:
             out.withheld = _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
-            if any(repeats(out.text, w, 4) for w in out.withheld):
+            if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
                 out = _Reply()
                 out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
@@ -196,7 +201,7 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
                        url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
-    if out.mode == "llm" and any(repeats(final, w, 4) for w in out.withheld):
+    if out.mode == "llm" and echoes(final, out.withheld, _allowed(dossier, text)):
         # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds
         degraded.append("llm: the audited reply repeated an instruction found in a source; answered offline")
         out.mode = "offline"

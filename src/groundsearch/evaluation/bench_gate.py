@@ -4,12 +4,17 @@ Every query runs the product path (``runner.run_profile`` with the ``default`` p
 retrieve with the gate and its reformulation), so the rates describe what users get. The best cosine of
 the first pass is reported as quantiles too, which is the evidence a threshold is calibrated on.
 
+It also calibrates the threshold as ``groundsearch calibrate-gate`` would (``query.gate.calibrate``) on half the
+dataset's questions (those whose id's SHA-256 starts with an even byte) and all off-topic ones, and reports
+how often that threshold fails the other, held-out half.
+
 ``python -m groundsearch.evaluation.bench_gate DATASET_DIR [--limit N]`` prints one JSON document.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Iterable, Mapping
@@ -18,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..query.gate import calibrate
 from .datasets import load_beir
 from .runner import open_eval_engine, run_profile
 
@@ -51,6 +57,18 @@ def gate_rates(engine: Any, queries: Iterable[str]) -> dict[str, Any]:
             "best_cosine_q05_q25_q50_q75_q95": q}
 
 
+def calibration_report(engine: Any, own: Mapping[str, str], offtopic: Iterable[str]) -> dict[str, Any]:
+    """Calibrate on the even-hash half of ``own`` plus ``offtopic``; gate failures on the held-out half."""
+    best = {qid: engine.gate_best_cosine(text) for qid, text in own.items()}
+    held = {q for q in best if hashlib.sha256(q.encode()).digest()[0] % 2 == 1}
+    off = [engine.gate_best_cosine(text) for text in offtopic]
+    cal = calibrate(engine.embedder.model_id, [v for q, v in best.items() if q not in held], off)
+    return {**json.loads(cal.to_json()),
+            "held_out_own_failed": round(sum(best[q] < cal.threshold for q in held) / max(len(held), 1), 4),
+            "held_out_own_queries": len(held),
+            "offtopic_passed": round(sum(v >= cal.threshold for v in off) / max(len(off), 1), 4)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("dataset")
@@ -63,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             "dataset": data.name,
             "own_queries": gate_rates(engine, data.queries.values()),
             "offtopic_queries": gate_rates(engine, offtopic_queries()),
+            "calibration": calibration_report(engine, data.queries, offtopic_queries()),
         }
     finally:
         engine.close()

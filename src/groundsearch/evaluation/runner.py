@@ -192,6 +192,8 @@ def _settings(base: Settings | None, data_dir: Path, embedder_name: str, spec: C
     return base.model_copy(update={
         "data_dir": data_dir, "database_url": None, "embedder": embedder_name, "collections": (spec,),
         "default_collection": spec.name, "domains": {},
+        # eval queries are not user traffic, and the dataset caches they run on are shared and read-only
+        "telemetry": base.telemetry.model_copy(update={"enabled": False}),
     })
 
 

@@ -80,10 +80,12 @@ def settings_from(ctx: click.Context) -> Settings:
     return obj["settings"]
 
 
-def open_engine(ctx: click.Context):  # -> Engine, imported lazily so `--help` stays fast
+def open_engine(ctx: click.Context, *, shared: bool = True):  # -> Engine, imported lazily so `--help` stays fast
+    """``shared``: beside a running ``serve`` the CLI writes through the database as a log writer (the server
+    indexes what it writes) and searches as a reader, instead of failing on the server's index lock."""
     from ..engine import Engine
 
-    return Engine.open(settings_from(ctx))
+    return Engine.open(settings_from(ctx), shared=shared)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -105,7 +107,9 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @click.option("--collection", "-c", help="Target collection (default: the configured default).")
 @click.option("--tenant", default="", help="Tenant every ingested item belongs to (default: the default tenant ''); "
               "a file naming another tenant fails.")
-@click.option("--no-embed", is_flag=True, help="Keyword index only; skip embeddings (fast, no vector leg).")
+@click.option("--no-embed", "--defer", "no_embed", is_flag=True,
+              help="Write text only (keyword-searchable at once); vectors follow from `groundsearch embed` or a "
+              "running server.")
 @click.option("--prune", is_flag=True,
               help="Also delete items of files that were ingested from these folders and no longer exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -113,7 +117,10 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
 @handles_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, tenant: str, no_embed: bool,
            prune: bool, as_json: bool) -> None:
-    """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent."""
+    """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent.
+
+    The text is written first, so it is keyword-searchable at once; the vectors follow (here, or in a
+    running server's background embedder)."""
     with open_engine(ctx) as engine, Progress(
         TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
         TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.fields[current]}"),
@@ -125,11 +132,19 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
             progress.update(task, total=p.files_total, completed=p.files_done, chunks=p.chunks_done,
                             current=Path(p.current).name if p.current else "")
 
-        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, prune=prune, progress=report)
+        result = engine.ingest(paths, collection, tenant=tenant, embed=not no_embed, prune=prune, progress=report,
+                               defer_embedding=True)
+        progress.stop()
+        owner = getattr(engine.store, "owns_indexes", True)
+        embedded = _embed_with_progress(engine, quiet=as_json) if owner and not no_embed else None
+        pending = engine.store.count_pending_vectors()
     summary = {
         "added": result.added, "updated": result.updated, "unchanged": result.unchanged,
         "deleted": result.deleted, "chunks_written": result.chunks_written,
-        "errors": [{"path": str(p), "message": m} for p, m in result.errors], "seconds": round(result.seconds, 3),
+        "errors": [{"path": str(p), "message": m} for p, m in result.errors],
+        "seconds": round(result.seconds + (embedded.seconds if embedded else 0.0), 3),
+        "text_seconds": round(result.seconds, 3), "embedded": embedded.embedded if embedded else 0,
+        "vectors_pending": pending, "wrote_through_server": not owner,
     }
     if as_json:
         click.echo(json.dumps(summary))
@@ -137,11 +152,47 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, t
         err.print(
             f"added {result.added}, updated {result.updated}, unchanged {result.unchanged}, "
             f"deleted {result.deleted}; {result.chunks_written} chunks in {result.seconds:.1f}s"
+            + (f"; embedded {embedded.embedded} in {embedded.seconds:.1f}s" if embedded else "")
         )
+        if not owner:
+            err.print("another process (a running `groundsearch serve`) owns this store: it indexes these items "
+                      "and embeds them in the background")
+        elif pending:
+            err.print(f"{pending} chunks have no vector yet; `groundsearch embed` (or a running server) adds them")
         for path, message in result.errors:
             where = "" if Path(path).name in message else f"{path}: "
             err.print(f"[red]failed[/] {where}{message}", highlight=False)
     if result.errors:
+        sys.exit(1)
+
+
+def _embed_with_progress(engine: Any, *, quiet: bool) -> Any:
+    """Embed the pending chunks with a progress bar; a kill here loses nothing (`groundsearch embed` resumes)."""
+    total = engine.store.count_pending_vectors()
+    with Progress(TextColumn("[bold]embed[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"),
+                  TimeElapsedColumn(), console=err, transient=quiet, disable=quiet) as progress:
+        task = progress.add_task("embed", total=total)
+        return engine.embed_pending(progress=lambda p: progress.update(task, completed=p.embedded))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@handles_errors
+def embed(ctx: click.Context, as_json: bool) -> None:
+    """Give a vector to every chunk stored without one (after `ingest --defer`, or an interrupted embed).
+    Safe to interrupt and to run beside a server."""
+    with open_engine(ctx) as engine:
+        report = _embed_with_progress(engine, quiet=as_json)
+    failed = [{"chunk_key": k, "message": m} for k, m in report.failed]
+    if as_json:
+        click.echo(json.dumps({"embedded": report.embedded, "remaining": report.remaining, "failed": failed,
+                               "seconds": round(report.seconds, 3)}))
+    else:
+        err.print(f"embedded {report.embedded} chunks in {report.seconds:.1f}s; {report.remaining} still pending")
+        for f in failed:
+            err.print(f"[red]failed[/] chunk {f['chunk_key']}: {f['message']}", highlight=False)
+    if failed:
         sys.exit(1)
 
 
@@ -298,6 +349,31 @@ def similar(ctx: click.Context, item_id: str, limit: int, as_json: bool) -> None
         out.print("exact duplicates: " + ", ".join(i.id for i in exact), highlight=False)
 
 
+@main.command("calibrate-gate")
+@click.option("--questions", "questions_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Questions this store should answer, one a line (at least 10; a sample of real queries).")
+@click.option("--offtopic", "offtopic_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Questions it should not answer, one a line (default: the 40 bundled everyday questions).")
+@click.pass_context
+@handles_errors
+def calibrate_gate(ctx: click.Context, questions_file: str, offtopic_file: str | None) -> None:
+    """Measure the relevance gate's threshold on this store and store it with the embedder's id."""
+    from ..evaluation.bench_gate import OFFTOPIC_FILE
+
+    def lines(path: str | Path) -> list[str]:
+        return [t.strip() for t in Path(path).read_text(encoding="utf-8").splitlines() if t.strip()]
+
+    with open_engine(ctx) as engine:
+        try:
+            cal = engine.calibrate_gate(lines(questions_file), lines(offtopic_file or OFFTOPIC_FILE))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    click.echo(cal.to_json())
+    if not cal.separated:
+        err.print(f"warning: own questions' q05 {cal.own_q05} is not above off-topic q95 {cal.offtopic_q95}: "
+                  "the gate cannot separate them well on this store")
+
+
 # ---------------------------------------------------------------------------------------------- eval / bench
 
 
@@ -313,7 +389,7 @@ def ask(ctx: click.Context, question: str, collections: tuple[str, ...], as_json
 
     request = SearchRequest(query=validate_query(question), limit=10, collections=collections or None)
     with open_engine(ctx) as engine:
-        response = engine.search(request)
+        response = engine.search(request, surface="ask")
     if as_json:
         click.echo(response.model_dump_json())
         return
@@ -429,8 +505,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
               "of each file.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
-                   "what search runs), bm25, dense, hybrid, weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
-                   "hybrid+multi, hybrid+rerank (the configured reranker); bm25s is the independent BM25 baseline.")
+                   "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, "
+                   "hybrid+graph, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
+                   "configured reranker), zscore+hyde (needs an LLM); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
@@ -513,6 +590,27 @@ def bench(ctx: click.Context, suite: str, sizes: str, dataset_dir: str | None, a
             out.print(bench_table(name, figures))
 
 
+@main.command()
+@click.option("--since", default="24h", show_default=True, help="Start: a duration back from now (30m, 24h, 7d) "
+              "or an ISO date/datetime (UTC).")
+@click.option("--until", default=None, help="End (same forms; default now).")
+@click.option("--tenant", default=None, help="Only this tenant's requests (default: every tenant).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+@handles_errors
+def report(ctx: click.Context, since: str, until: str | None, tenant: str | None, as_json: bool) -> None:
+    """Traffic per tier, shadow disagreement, p50/p95 per stage, degraded reasons, tokens and cost."""
+    import datetime as dt
+
+    from ..telemetry.report import render_report
+    from ..telemetry.wiring import parse_when, period_report
+
+    now = dt.datetime.now(dt.UTC)
+    rep = period_report(settings_from(ctx), parse_when(since, now), parse_when(until, now) if until else now,
+                        tenant=tenant)
+    click.echo(json.dumps(rep.as_dict(), default=str) if as_json else render_report(rep))
+
+
 # ---------------------------------------------------------------------------------------------- serve, mcp, keys
 
 
@@ -544,7 +642,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from exc
     bound = sock.getsockname()[1]
-    with open_engine(ctx) as engine:
+    with open_engine(ctx, shared=False) as engine:
+        engine.start_background_embedding()
         app = create_app(engine, settings)
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         click.echo(f"groundsearch serving on http://{shown}:{bound}/ "

@@ -57,6 +57,7 @@ class FindResult(BaseModel):
     has_more: bool
     next_offset: int | None
     answer: str | None = Field(default=None, description="the pipeline's cited prose, when it wrote one")
+    request_id: str | None = Field(default=None, description="names this search for the `feedback` tool")
     results: list[FindHit]
 
 
@@ -121,7 +122,7 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
                           results=results)
     request = SearchRequest(query=query, limit=limit, offset=offset, filters=filters,
                             collections=_collections_of(engine.settings, kind, collections))
-    response = engine.search(request, tenant=tenant)
+    response = engine.search(request, tenant=tenant, surface="mcp")
     hits = [FindHit(id=r.id, item_id=r.item_id, collection=r.collection, title=r.title, url=r.url,
                     date=r.date.isoformat() if r.date else None, snippet=r.snippet, heading_path=list(r.heading_path),
                     score=r.score, fields=dict(r.fields)) for r in response.results]
@@ -132,7 +133,7 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
         hits = [h for h in hits if not (h.item_id in seen or seen.add(h.item_id))]
     answer = response.prose.text if response.prose.sentences else None
     return FindResult(**common, has_more=response.has_more, answer=answer,
-                      next_offset=offset + limit if response.has_more else None, results=hits)
+                      request_id=response.diagnostics.request_id, next_offset=offset + limit if response.has_more else None, results=hits)
 
 
 def _plain(fields: Any) -> dict[str, Any]:
@@ -174,6 +175,21 @@ def build_server(engine: Engine) -> MCPServer:
         return CallToolResult(content=[TextContent(type="text", text=render_markdown(result))],
                               structured_content=result.model_dump(mode="json"))
 
+    @server.tool(name="feedback", title="Mark a source as useful or not")
+    async def feedback_tool(
+        request_id: Annotated[str, Field(description="`request_id` of a `find` result", max_length=64)],
+        item_id: Annotated[str, Field(description="the `item_id` of one of its results", max_length=1024)],
+        useful: Annotated[bool, Field(description="whether that source helped")],
+    ) -> str:
+        """Mark a source a `find` search returned as useful or not; marks gently lift useful items in the
+        weighted ranking (at most 3 %, and only once an item has two marks)."""
+        try:
+            mark = await anyio.to_thread.run_sync(functools.partial(
+                engine.add_feedback, request_id, item_id, useful, tenant=tenant))
+        except GroundsearchError as exc:
+            return f"error: {exc.message}"
+        return f"recorded {'useful' if mark.useful else 'not useful'} for {mark.item_id} (feedback id {mark.id})"
+
     @server.tool(name="chat", title="Ask the grounded assistant")
     async def chat_tool(
         message: Annotated[str, Field(description="what to ask or tell the assistant", min_length=1, max_length=2000)],
@@ -205,5 +221,5 @@ def _json_safe(value: Any) -> Any:
 
 def run_stdio(settings: Settings) -> None:
     """Open the engine and serve MCP over stdin/stdout until the client closes the pipe."""
-    with Engine.open(settings) as engine:
+    with Engine.open(settings, shared=True) as engine:  # beside a running `serve`, as the CLI does
         build_server(engine).run("stdio")

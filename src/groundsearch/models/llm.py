@@ -28,6 +28,7 @@ import httpx
 
 from ..errors import ConfigError, LLMError
 from ..settings import LLMSettings
+from . import metering
 from .base import LLM, ChatMessage, Completion
 from .tool_calls import calls_from_message, message_dict
 
@@ -162,7 +163,7 @@ class OpenAICompatLLM:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [message_dict(m) for m in messages],
-            "max_tokens": max_tokens,
+            "max_tokens": metering.allow(max_tokens),
             "temperature": temperature,
         }
         if json_schema is not None:
@@ -180,7 +181,7 @@ class OpenAICompatLLM:
                 details={"kind": "http"},
             ) from None
         usage = data.get("usage") or {}
-        return Completion(
+        completion = Completion(
             text=text,
             model=data.get("model") or self.model,
             finish_reason=choice.get("finish_reason"),
@@ -188,6 +189,8 @@ class OpenAICompatLLM:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             tool_calls=calls,
         )
+        metering.charge(completion)
+        return completion
 
 
 class LlamaCppLLM:
@@ -227,6 +230,7 @@ class LlamaCppLLM:
         if tools:
             kwargs["tools"] = list(tools)
             kwargs["tool_choice"] = tool_choice or "auto"
+        max_tokens = metering.allow(max_tokens)
         started = time.perf_counter()
         with self._lock:
             try:
@@ -239,17 +243,10 @@ class LlamaCppLLM:
             except Exception as exc:  # llama.cpp raises plain ValueError/RuntimeError for context overflow etc.
                 raise LLMError(f"local model {self.name} failed: {exc}", details={"kind": "local"}) from exc
         elapsed = time.perf_counter() - started
-        if elapsed > self._timeout_s:
-            # In-process decoding cannot be interrupted safely; a late answer is still reported as a timeout
-            # so the caller's latency contract and degradation path are the same as for a server.
-            raise LLMError(
-                f"local model {self.name} took {elapsed:.1f} s, over the {self._timeout_s:g} s timeout",
-                details={"kind": "timeout"},
-            )
         choice = data["choices"][0]
         usage = data.get("usage") or {}
         calls, text = calls_from_message(choice["message"], [t["function"]["name"] for t in tools or ()])
-        return Completion(
+        completion = Completion(
             text=text,
             model=self.name,
             finish_reason=choice.get("finish_reason"),
@@ -257,6 +254,15 @@ class LlamaCppLLM:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             tool_calls=calls,
         )
+        metering.charge(completion)  # spent even when late: the tokens were decoded
+        if elapsed > self._timeout_s:
+            # In-process decoding cannot be interrupted safely; a late answer is still reported as a timeout
+            # so the caller's latency contract and degradation path are the same as for a server.
+            raise LLMError(
+                f"local model {self.name} took {elapsed:.1f} s, over the {self._timeout_s:g} s timeout",
+                details={"kind": "timeout"},
+            )
+        return completion
 
 
 def llm_chain(settings: LLMSettings, *, transport: httpx.BaseTransport | None = None) -> tuple[LLM, ...]:

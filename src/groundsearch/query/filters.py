@@ -235,9 +235,11 @@ def visible_under(f: SearchFilter, item: Item) -> bool:
 
 
 def request_filter(
-    collections_config: Sequence[CollectionSpec], request: SearchRequest, *, tenant: str | None
+    collections_config: Sequence[CollectionSpec], request: SearchRequest, *, tenant: str | None,
+    today: dt.date | None = None,
 ) -> SearchFilter:
-    """The filter a search request asks for (collections, field filters, status flags), scoped to ``tenant``."""
+    """The filter a search request asks for (collections, field filters, status flags), scoped to ``tenant``;
+    ``today`` anchors the review and freshness filters."""
     return build_filter(
         collections_config,
         collections=request.collections,
@@ -246,4 +248,5 @@ def request_filter(
         include_archived=request.include_archived,
         include_superseded=request.include_superseded,
         tenant=tenant,
+        today=today,
     )

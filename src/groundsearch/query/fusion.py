@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from statistics import fmean, pstdev
 from dataclasses import dataclass
 
 from ..types import Hit, Leg, LegScore
 
-__all__ = ["Fused", "fuse_runs", "reciprocal_rank_fusion"]
+__all__ = ["Fused", "fuse_runs", "reciprocal_rank_fusion", "zscore_fusion"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,54 @@ def reciprocal_rank_fusion(ranked: Mapping[Leg, Sequence[Hit]], k: int = 60) -> 
     def tie_break(c: int) -> tuple[float, int, tuple[int, ...]]:
         by_leg = {ls.leg: ls.rank for ls in legs[c]}
         return -scores[c], best_rank[c], tuple(by_leg.get(name, absent) for name in names)
+
+    return [Fused(key=c, score=scores[c], legs=tuple(legs[c])) for c in sorted(scores, key=tie_break)]
+
+
+# Fused z-scores are rounded before sorting: BM25 from tantivy and from Postgres agree to ~1e-7, not bit for
+# bit, so unrounded sums could order near-ties differently per backend; the rank tie-break then decides.
+ZSCORE_DIGITS = 6
+
+
+def zscore_fusion(ranked: Mapping[Leg, Sequence[Hit]], weights: Mapping[Leg, float] | None = None) -> list[Fused]:
+    """Convex fusion of per-leg z-scores: ``score(d) = Σ_legs w_leg · (s_leg(d) − mean_leg) / std_leg``.
+
+    Unlike RRF it keeps *how much* better a hit scored than its leg's other candidates, so a BM25 hit far
+    ahead of the pack (a rare exact term) or a cosine far above the rest is not flattened to "rank 1".
+    Normalising each leg by its own candidates' mean and spread puts unbounded BM25 and cosines on one
+    scale without calibration per corpus (the "z-score" normalisation of Bruch, Gai & Ingber, TOIS 2023,
+    which measured convex combination above RRF on BEIR). A chunk one leg did not return gets that leg's
+    lowest z-score: it ranked below everything the leg returned, so that is an upper bound.
+
+    Measured on SciFact train (809 claims): nDCG@10 0.720 (RRF k=60) → 0.735; MuSiQue tuning half R@5
+    0.590 → 0.619 (bench-retrieval.md). Ties are broken by best rank, then ranks leg by leg, as in RRF.
+    """
+    zs: dict[Leg, dict[int, float]] = {}
+    ranks: dict[Leg, dict[int, int]] = {}
+    legs: dict[int, list[LegScore]] = {}
+    for leg in sorted(ranked):
+        best: dict[int, float] = {}
+        order: dict[int, int] = {}
+        for key, score in ranked[leg]:
+            if key not in best:
+                best[key] = score
+                order[key] = len(order) + 1
+                legs.setdefault(key, []).append(LegScore(leg=leg, rank=order[key], score=score))
+        if not best:
+            continue
+        mean, spread = fmean(best.values()), pstdev(best.values())
+        zs[leg] = {k: (v - mean) / spread if spread > 0 else 0.0 for k, v in best.items()}
+        ranks[leg] = order
+    floors = {leg: min(z.values()) for leg, z in zs.items()}
+    w = weights or {}
+    scores = {key: round(sum(w.get(leg, 1.0) * z.get(key, floors[leg]) for leg, z in zs.items()), ZSCORE_DIGITS)
+              for key in legs}
+    names = sorted(zs)
+    absent = 1 + max((len(r) for r in ranks.values()), default=0)
+
+    def tie_break(c: int) -> tuple[float, int, tuple[int, ...]]:
+        by_leg = tuple(ranks[name].get(c, absent) for name in names)
+        return -scores[c], min(by_leg), by_leg
 
     return [Fused(key=c, score=scores[c], legs=tuple(legs[c])) for c in sorted(scores, key=tie_break)]
 

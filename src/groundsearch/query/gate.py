@@ -8,18 +8,25 @@ BM25 scores are unbounded and corpus-dependent, so a keyword-only search is not 
 The gate judges the fused top-N candidates *before* paging: a verdict on the page being shown would
 pass page 1 and fail the same query at ``offset=3``, so one request would both answer and not answer.
 
-The threshold belongs to the embedder (cosines of different models live on different scales), so it is
-looked up by the embedder's ``model_id`` unless configured. ``evaluation/bench_gate.py`` measures how often
+The threshold belongs to the embedder (cosines of different models live on different scales) and to the
+corpus (a narrow corpus lifts every cosine), so ``Engine.calibrate_gate`` measures it on the store's own
+questions and off-topic ones and stores it in the store's metadata under the embedder's ``model_id``
+(:func:`calibrate`); a store never calibrated falls back to the table below, a configured value wins. ``evaluation/bench_gate.py`` measures how often
 it fires on a dataset's own questions and on 40 off-topic ones (``evaluation/data/offtopic.txt``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from ..types import EvidenceHit, GateVerdict, LegScore
 
-__all__ = ["CALIBRATED_THRESHOLDS", "GateOutcome", "best_cosine", "judge", "judge_legs", "threshold_for"]
+__all__ = ["CALIBRATED_THRESHOLDS", "GateCalibration", "GateOutcome", "best_cosine", "calibrate", "gate_meta_key",
+           "judge", "judge_legs", "parse_calibration", "threshold_for"]
 
 GateOutcome = GateVerdict  # the name the normalizer and older callers use
 
@@ -28,10 +35,59 @@ GateOutcome = GateVerdict  # the name the normalizer and older callers use
 CALIBRATED_THRESHOLDS: Mapping[str, float] = {"all-MiniLM-L6-v2": 0.35}
 
 
-def threshold_for(model_id: str, configured: float | None) -> float:
-    """The gate threshold for an embedder: the configured one, else the calibrated one, else 0 (off)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateCalibration:
+    """A threshold measured on data, with the evidence it was chosen from (stored as JSON)."""
+
+    model_id: str
+    threshold: float
+    own_q05: float  # 5th percentile of the best cosine on the corpus' own questions
+    offtopic_q95: float  # 95th percentile on off-topic questions
+    own_queries: int
+    offtopic_queries: int
+    separated: bool  # own q05 above off-topic q95: the threshold fails < 5 % of each side
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+def gate_meta_key(model_id: str) -> str:
+    """The store metadata key of an embedder's calibration: a store re-embedded with another model keeps none."""
+    return f"gate.calibration:{model_id}"
+
+
+def calibrate(model_id: str, own_best: Sequence[float], offtopic_best: Sequence[float]) -> GateCalibration:
+    """The threshold halfway between the own questions' 5th and the off-topic questions' 95th percentile of
+    the best cosine: each side's tail is misjudged about equally. Needs at least 10 questions a side."""
+    if len(own_best) < 10 or len(offtopic_best) < 10:
+        raise ValueError(f"calibration needs >= 10 own and 10 off-topic questions, got {len(own_best)} and "
+                         f"{len(offtopic_best)}")
+    lo, hi = float(np.quantile(own_best, 0.05)), float(np.quantile(offtopic_best, 0.95))
+    return GateCalibration(model_id=model_id, threshold=round((lo + hi) / 2, 3), own_q05=round(lo, 4),
+                           offtopic_q95=round(hi, 4), own_queries=len(own_best),
+                           offtopic_queries=len(offtopic_best), separated=lo > hi)
+
+
+def parse_calibration(text: str | None, model_id: str) -> GateCalibration | None:
+    """A stored calibration, or None when absent, unreadable or made for another embedder."""
+    if not text:
+        return None
+    try:
+        cal = GateCalibration(**json.loads(text))
+    except (TypeError, ValueError):
+        return None
+    return cal if cal.model_id == model_id and 0 <= cal.threshold <= 1 else None
+
+
+def threshold_for(model_id: str, configured: float | None, stored: float | None = None) -> float:
+    """The gate threshold for an embedder: the configured one, else the one calibrated on this store's data,
+    else the table's, else 0 (off)."""
     if configured is not None:
         return configured
+    if stored is not None:
+        return stored
     for prefix, value in CALIBRATED_THRESHOLDS.items():
         if model_id.startswith(prefix):
             return value

@@ -20,23 +20,25 @@ import dataclasses
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import EmbeddingFailed, IndexUnavailable
-from ..models.base import Embedder, Reranker
+from ..models import metering
+from ..models.base import LLM, Embedder, Reranker
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
-from .fusion import Fused, fuse_runs, reciprocal_rank_fusion
-from .gate import judge_legs
+from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion
+from .gate import gate_meta_key, judge_legs, parse_calibration
 from .graph import graph_hits
+from .hyde import hyde_passage, hyde_vector
 from .rewrite import PRF_DOCS, prf_terms, rocchio
-from .scoring import signals, weighted_score
+from .scoring import feedback_boost, signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
 
@@ -106,8 +108,12 @@ class Retriever:
         today: dt.date | None = None,
         max_workers: int = 4,
         reranker: Reranker | None = None,
+        llm: LLM | None = None,
+        feedback: Callable[[str | None, Sequence[str]], Mapping[str, tuple[int, int]]] | None = None,
     ) -> None:
         self.store = store
+        self.llm = llm  # HyDE's writer; the planner plans "hyde" only when one is configured
+        self.feedback = feedback  # tenant, item ids -> (useful, marks): the weighted profile's feedback boost
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
@@ -119,13 +125,29 @@ class Retriever:
         self._query_vectors: dict[str, np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
         self._names = _NameVectors(embedder)
+        self._gate: tuple[float | None] | None = None  # the stored calibration, read once (None: not yet read)
 
     def clear_cache(self) -> int:
-        """Forget memoised query vectors (for cold timings, or an operator's cache clear); returns how many."""
+        """Forget memoised query vectors and the stored gate threshold (for cold timings, after a calibration,
+        or an operator's cache clear); returns how many vectors."""
         with self._vectors_lock:
             n = len(self._query_vectors)
             self._query_vectors.clear()
+            self._gate = None
         return n
+
+    def stored_gate_threshold(self) -> float | None:
+        """The gate threshold ``Engine.calibrate_gate`` stored for this embedder, read once per process (a
+        per-search metadata read would cost Postgres a round trip); ``None`` when never calibrated."""
+        cached = self._gate
+        if cached is None:
+            try:
+                text = self.store.meta_get(gate_meta_key(self.embedder.model_id))
+            except Exception:  # a store that is down fails the legs, which say so; the plan falls back, uncached
+                return None
+            cal = parse_calibration(text, self.embedder.model_id)
+            cached = self._gate = (cal.threshold if cal is not None else None,)
+        return cached[0]
 
     def close(self) -> None:
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
@@ -285,6 +307,8 @@ class Retriever:
         if len(ranked) == 1 and plan.profile in ("keyword", "vector"):
             ((leg, hits),) = ranked.items()
             return [Fused(key, score, (LegScore(leg, i + 1, score),)) for i, (key, score) in enumerate(hits)]
+        if plan.fusion == "zscore" and plan.profile == "rrf":
+            return zscore_fusion(ranked)
         fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
         if plan.profile == "weighted":
             fused = self._weighted(plan, query, ranked, fused)
@@ -306,6 +330,8 @@ class Retriever:
                 moved = rocchio(self.embed_query(query), np.stack(vectors))
                 ranked, _ = self._run_legs(plan, query, ("vector",), run, "rocchio.", vector=moved)
                 fused = self._fuse(plan, query, {**lane.ranked, **ranked})  # the moved vector leg replaces the first
+        elif plan.rewrite == "hyde" and self.llm is not None:
+            fused = self._hyde(plan, query, lane, run)
         elif plan.rewrite == "multi_query":
             runs = [fused]
             for sub in plan.sub_queries:
@@ -316,6 +342,26 @@ class Retriever:
             fused = self._rerank(plan, query, fused, run)
         return _Lane(fused, lane.more, lane.ranked)
 
+    def _hyde(self, plan: RetrievalPlan, query: str, lane: _Lane, run: _Run) -> list[Fused]:
+        """The vector leg again from the query's and a hypothetical answer's mean vector; the keyword leg
+        keeps the query's own ranking. A failed or empty generation keeps the first pass, and says so."""
+        assert self.llm is not None
+        t = time.perf_counter()
+        try:
+            with metering.stage("rewrite"):
+                passage = hyde_passage(self.llm, query)
+        except Exception as exc:  # an optional stage: the first pass still answers
+            run.note(f"hyde: the LLM failed ({type(exc).__name__}: {exc}); kept the first pass")
+            return lane.candidates
+        finally:
+            run.latency["hyde.generate"] = (time.perf_counter() - t) * 1000
+        if not passage:
+            run.note("hyde: the LLM wrote nothing; kept the first pass")
+            return lane.candidates
+        moved = hyde_vector(self.embed_query(query), self.embedder.embed_passages([passage])[0])
+        ranked, _ = self._run_legs(plan, query, ("vector",), run, "hyde.", vector=moved)
+        return self._fuse(plan, query, {**lane.ranked, **ranked})
+
     def _rerank(self, plan: RetrievalPlan, query: str, fused: list[Fused], run: _Run) -> list[Fused]:
         """Re-order the top ``rerank_depth`` by the reranker's scores; the tail keeps its fused order."""
         assert self.reranker is not None
@@ -325,7 +371,8 @@ class Retriever:
         head = [x for x in head if x.key in views]
         passages = [_passage(views[x.key]) for x in head]
         try:
-            scores = self.reranker.rerank(query, passages)
+            with metering.stage("rerank"):
+                scores = self.reranker.rerank(query, passages)
         except Exception as exc:  # an optional stage: the fused order still answers
             run.note(f"rerank failed ({type(exc).__name__}: {exc}); kept the fused order")
             return fused
@@ -406,6 +453,7 @@ class Retriever:
         query_terms = frozenset(analyze(query))
         today = self._today or dt.date.today()
         profile = self.settings.weighted
+        marks = self._marks(plan, [v.item.id for v in views.values()])
         rescored = []
         for x in fused:
             view = views.get(x.key)
@@ -413,9 +461,20 @@ class Retriever:
                 continue
             s = signals(query_terms, view.item, cosines.get(x.key, floor), self.specs.get(view.item.collection),
                         today, profile)
-            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile)))
+            boost = feedback_boost(*marks.get(view.item.id, (0, 0)), profile)
+            rescored.append(dataclasses.replace(x, score=weighted_score(s, profile) * boost))
         rescored.sort(key=lambda x: -x.score)  # stable: equal scores keep RRF's backend-independent order
         return rescored
+
+
+    def _marks(self, plan: RetrievalPlan, item_ids: Sequence[str]) -> Mapping[str, tuple[int, int]]:
+        """The caller's tenant's feedback on these items; none (no boost) when telemetry is off or fails."""
+        if self.feedback is None or not self.settings.weighted.feedback or not item_ids:
+            return {}
+        try:
+            return self.feedback(plan.filter.tenant, list(dict.fromkeys(item_ids)))
+        except Exception:  # feedback only ever lifts; without it the weighted ranking is the plain one
+            return {}
 
 
 def _passage(view: ChunkView) -> str:

@@ -10,7 +10,7 @@ from ..settings import WeightedProfile
 from ..store.text import analyze
 from ..types import CollectionSpec, Item
 
-__all__ = ["Signals", "recency", "term_overlap", "weighted_score"]
+__all__ = ["Signals", "feedback_boost", "recency", "term_overlap", "weighted_score"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,18 @@ def weighted_score(s: Signals, profile: WeightedProfile) -> float:
         + profile.keyword_field_match * s.keyword_field_match
         + profile.recency * s.recency
     )
+
+
+def feedback_boost(useful: int, marks: int, profile: WeightedProfile) -> float:
+    """``1 + feedback × win rate`` (default ×1.00…×1.03) once an item has ``feedback_min_marks`` marks, else 1.
+
+    Multiplicative and capped, so feedback can only reorder items whose content scores are already within
+    ``feedback`` (3 %) of each other; the win rate is never below 0, so an unmarked or disliked item never
+    loses ground — a "not useful" mark only withholds the lift. Two marks at least: one click is not evidence.
+    """
+    if marks < profile.feedback_min_marks or marks <= 0:
+        return 1.0
+    return 1.0 + profile.feedback * min(1.0, max(0.0, useful / marks))
 
 
 def specs_by_name(specs: Iterable[CollectionSpec]) -> Mapping[str, CollectionSpec]:

@@ -28,9 +28,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import InvalidInput
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
 
-__all__ = ["Store"]
+__all__ = ["Store", "check_vectors", "page_from"]
 
 
 @runtime_checkable
@@ -87,6 +88,20 @@ class Store(Protocol):
 
     def count_chunks(self) -> int: ...
 
+    # ---- vectors filled in after the text (ingest is keyword-searchable before it is embedded) -----------
+    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+        """Keys of chunks stored without a vector, greater than ``after``, ascending (a resumable cursor)."""
+        ...
+
+    def count_pending_vectors(self) -> int:
+        """Chunks still without a vector: the vector leg cannot find them yet."""
+        ...
+
+    def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
+        """Store ``vectors[i]`` for chunk ``keys[i]`` where that chunk still lacks one; returns how many were
+        set. Chunks deleted or replaced meanwhile are skipped, so a late vector never lands on other text."""
+        ...
+
     # ---- retrieval ------------------------------------------------------------------------------
     def keyword_search(self, query: str, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         """BM25 over chunk text (and title), with the shared tokenizer; terms are OR-ed."""
@@ -137,3 +152,13 @@ class Store(Protocol):
 def page_from(hits: Sequence[Hit], offset: int, limit: int) -> Page:
     """Build a page from ``limit + 1`` fetched hits: the extra one only tells whether more exist."""
     return Page(hits=tuple(hits[:limit]), offset=offset, has_more=len(hits) > limit)
+
+
+def check_vectors(vectors: np.ndarray, n: int, dim: int) -> np.ndarray:
+    """``vectors`` as float32 ``(n, dim)``, finite, or :class:`InvalidInput` saying what is wrong."""
+    out = np.asarray(vectors, dtype=np.float32)
+    if out.shape != (n, dim):
+        raise InvalidInput(f"vectors have shape {out.shape}, expected ({n}, {dim}): one per chunk key")
+    if not np.all(np.isfinite(out)):
+        raise InvalidInput("vectors contain NaN or infinity")
+    return out

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Conversation", "ConversationStore", "StoredTurn"]
+__all__ = ["Conversation", "ConversationStore", "StoredTurn", "turns_query"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +66,15 @@ class ConversationStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def turns_query(mark: str, tenant: str, conversation_id: str, limit: int | None) -> tuple[str, tuple[Any, ...]]:
+    """``(sql, params)`` reading a conversation's turns newest first (both backends; ``mark`` is the driver's
+    placeholder, ``?`` or ``%s``). The caller reverses the rows to oldest first."""
+    sql = ("SELECT seq, user_text, reply, assistant, dossier, audit, tools, created_at FROM conversation_turns "
+           f"WHERE tenant = {mark} AND conversation_id = {mark} ORDER BY seq DESC")
+    params: tuple[Any, ...] = (tenant, conversation_id)
+    if limit is not None:
+        sql += f" LIMIT {mark}"
+        params += (max(0, int(limit)),)
+    return sql, params

@@ -347,8 +347,10 @@ def _open_writer(index: tantivy.Index, path: Path) -> tantivy.IndexWriter:
     except ValueError as exc:
         if "LockBusy" in str(exc):
             raise StoreError(
-                f"another process has the store at {path.parent} open for writing; "
-                "only one writer at a time (open it read-only to search)"
+                f"another process has the store at {path.parent} open for writing (a `groundsearch serve`, or an "
+                "ingest or embed still running); only one writer at a time — stop the other one or wait for it to "
+                "finish (the CLI's search, ingest and embed work beside a running server)",
+                details={"reason": "writer_busy"},
             ) from None
         raise StoreError(f"keyword index at {path} cannot be written: {exc}") from None
 

@@ -13,9 +13,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import StoreError
-from .chat_base import Conversation, StoredTurn
-from .pg_connect import is_transient, retrying, unavailable
+from .chat_base import Conversation, StoredTurn, turns_query
+from .pg_connect import in_transaction, unavailable
 
 __all__ = ["PgConversationStore"]
 
@@ -41,20 +40,7 @@ class PgConversationStore:
         self._pool.close()
 
     def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
-        try:
-            for attempt in retrying():
-                with attempt:
-                    with self._pool.connection(timeout=15) as conn:
-                        with conn.transaction():
-                            return work(conn)
-        except psycopg.Error as exc:
-            if is_transient(exc):
-                raise unavailable(self._dsn, exc) from exc
-            primary = exc.diag.message_primary or str(exc)
-            raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
-        except PoolTimeout as exc:
-            raise unavailable(self._dsn, exc) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return in_transaction(self._pool, self._dsn, work)
 
     def load(self, tenant: str, conversation_id: str) -> Conversation | None:
         row = self._run(lambda conn: conn.execute(
@@ -66,12 +52,7 @@ class PgConversationStore:
                             updated_at=row[5])
 
     def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
-        sql = ("SELECT seq, user_text, reply, assistant, dossier, audit, tools, created_at FROM conversation_turns "
-               "WHERE tenant = %s AND conversation_id = %s ORDER BY seq DESC")
-        params: tuple[Any, ...] = (tenant, conversation_id)
-        if limit is not None:
-            sql += " LIMIT %s"
-            params += (max(0, int(limit)),)
+        sql, params = turns_query("%s", tenant, conversation_id, limit)
         rows = self._run(lambda conn: conn.execute(sql, params).fetchall())
         return [StoredTurn(seq=r[0], user=r[1], reply=r[2], assistant=r[3], dossier=r[4], audit=r[5],
                            tools=tuple(r[6]), created_at=r[7]) for r in reversed(rows)]

@@ -8,16 +8,19 @@ read is side-effect free, so the store retries whole operations on these and not
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import conninfo
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from ..errors import StoreUnavailable
+from ..errors import StoreError, StoreUnavailable
 
-__all__ = ["connect_once", "describe", "is_transient", "retrying"]
+T = TypeVar("T")
+
+__all__ = ["connect_once", "describe", "in_transaction", "is_transient", "retrying"]
 
 CONNECT_TIMEOUT_S = 5
 RETRY_ATTEMPTS = 4  # first try + 3 retries, ~0.1 s, 0.2 s, 0.4 s apart: rides out a failover blip, not an outage
@@ -78,3 +81,24 @@ def connect_once(dsn: str) -> Iterator[psycopg.Connection]:
         raise unavailable(dsn, exc) from exc
     with conn:
         yield conn
+
+
+def in_transaction(pool: Any, dsn: str, work: Callable[[psycopg.Connection], T]) -> T:
+    """Run ``work`` in one transaction on a connection of ``pool`` (a ``psycopg_pool.ConnectionPool``), retrying
+    the whole of it on a transient failure; other database errors become ``StoreError`` with their SQLSTATE."""
+    from psycopg_pool import PoolTimeout
+
+    try:
+        for attempt in retrying():
+            with attempt:
+                with pool.connection(timeout=15) as conn:
+                    with conn.transaction():
+                        return work(conn)
+    except psycopg.Error as exc:
+        if is_transient(exc):
+            raise unavailable(dsn, exc) from exc
+        primary = exc.diag.message_primary or str(exc)
+        raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
+    except PoolTimeout as exc:
+        raise unavailable(dsn, exc) from exc
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -20,11 +20,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import pg_curation
-from .base import page_from
+from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
-from .pg_connect import connect_once, is_transient, retrying, unavailable
+from .pg_connect import connect_once, in_transaction, unavailable
 from .pg_filters import compile_filter
 from .pg_migrations import apply_migrations, check_schema, migrate
 from .pg_rows import ITEM_COLUMNS, chunk_from_row, item_from_row, prepare_writes
@@ -75,20 +75,7 @@ class PostgresStore:
 
     def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         """Run ``work`` in one transaction on a pooled connection, retrying the whole of it if transient."""
-        try:
-            for attempt in retrying():
-                with attempt:
-                    with self._pool.connection(timeout=15) as conn:
-                        with conn.transaction():
-                            return work(conn)
-        except psycopg.Error as exc:
-            if is_transient(exc):
-                raise unavailable(self._dsn, exc) from exc
-            primary = exc.diag.message_primary or str(exc)
-            raise StoreError(f"Postgres rejected the operation: {primary}", details={"sqlstate": exc.sqlstate}) from exc
-        except PoolTimeout as exc:
-            raise unavailable(self._dsn, exc) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return in_transaction(self._pool, self._dsn, work)
 
     # ---- writes ---------------------------------------------------------------------------------
     def upsert(self, writes: Sequence[ItemWrite]) -> None:
@@ -221,6 +208,41 @@ class PostgresStore:
 
     def count_chunks(self) -> int:
         return int(self._fetch("SELECT count(*) FROM chunks", {})[0][0])
+
+    # ---- vectors filled in after the text ------------------------------------------------------------
+    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+        rows = self._fetch(
+            "SELECT c.pk FROM chunks c WHERE c.pk > %(a)s AND NOT EXISTS "
+            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk) ORDER BY c.pk LIMIT %(n)s",
+            {"a": int(after), "n": int(limit)})
+        return [int(r[0]) for r in rows]
+
+    def count_pending_vectors(self) -> int:
+        # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request
+        return int(self._fetch("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunk_vectors)",
+                               {})[0][0])
+
+    def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
+        vecs = check_vectors(vectors, len(keys), self.dim)
+        if not len(keys):
+            return 0
+
+        def work(conn: psycopg.Connection) -> int:
+            with conn.cursor() as cur:
+                cur.execute("CREATE TEMP TABLE gs_new_vectors (chunk_pk bigint, embedding vector) ON COMMIT DROP")
+                with cur.copy("COPY gs_new_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
+                    cp.set_types(["int8", "vector"])
+                    for k, v in zip(keys, vecs):
+                        cp.write_row((int(k), v))
+                # the join skips chunks deleted meanwhile; FOR KEY SHARE holds them until the insert commits
+                cur.execute(
+                    "INSERT INTO chunk_vectors (chunk_pk, embedding) SELECT n.chunk_pk, n.embedding "
+                    "FROM gs_new_vectors n WHERE n.chunk_pk IN (SELECT c.pk FROM chunks c "
+                    "WHERE c.pk IN (SELECT chunk_pk FROM gs_new_vectors) FOR KEY SHARE) "
+                    "ON CONFLICT (chunk_pk) DO NOTHING")
+                return int(cur.rowcount)
+
+        return self._run(work)
 
     def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return self._run(lambda conn: conn.execute(sql.encode(), params).fetchall())

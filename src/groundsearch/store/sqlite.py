@@ -17,11 +17,18 @@ graph's SHA-256, the keyword document count against SQLite's) and rebuilt from S
 keyword index found damaged by a search is rebuilt in the background while searches answer from the
 vector leg. :meth:`SQLiteStore.index_health` says which index was rebuilt and why.
 
-Processes: **one writer at a time** per data directory. The writer holds tantivy's index lock for its
-whole life; a second ``open`` for writing raises :class:`~groundsearch.errors.StoreError`. Any number of
-``read_only=True`` instances may search concurrently; they notice the writer's commits through
-``PRAGMA data_version`` and catch up before answering. Within a process the store is thread-safe
-(keyword and vector legs can run concurrently).
+Processes: **one index owner at a time** per data directory. The owner holds tantivy's index lock for its
+whole life; a second ``open`` for writing raises :class:`~groundsearch.errors.StoreError` — unless it asks
+for ``shared=True``: then it becomes a *log writer* (the short writer hand-off a CLI ingest beside a running
+``serve`` uses). A log writer writes SQLite only (items, chunks, vectors and the change log, serialised with
+the owner by SQLite's own write lock) and leaves the derived indexes to the owner, which notices the commit
+through ``PRAGMA data_version`` and replays the log at its next search or background-embedder poll. Any
+number of ``read_only=True`` instances may search concurrently; they notice commits the same way and catch up
+before answering. Within a process the store is thread-safe (keyword and vector legs can run concurrently).
+
+Pending vectors: a chunk may be stored without a vector (ingest writes text first, so it is keyword-searchable
+at once); :meth:`SQLiteStore.pending_vectors` lists such chunks and :meth:`SQLiteStore.set_vectors` fills them
+in, each fill logged as ``OP_VECTOR`` so only the vector index re-reads it.
 """
 
 from __future__ import annotations
@@ -43,11 +50,11 @@ from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import sqlite_curation as curation
 from . import sqlite_graph as graph
-from .base import page_from
+from .base import check_vectors, page_from
 from .keyword_tantivy import KeywordIndex
 from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
 from .sqlite_schema import (
-    DDL, OP_DELETE, OP_UPSERT, SCHEMA_VERSION, date_ordinal, encode_fields, field_rows, item_filter_sql,
+    DDL, OP_DELETE, OP_UPSERT, OP_VECTOR, SCHEMA_VERSION, date_ordinal, encode_fields, field_rows, item_filter_sql,
     like_escape, vector_to_blob,
 )
 from .sqlite_sync import DerivedIndexes
@@ -76,14 +83,15 @@ class SQLiteStore:
     """The embedded :class:`~groundsearch.store.base.Store`. Build it with :meth:`open`."""
 
     def __init__(self, data_dir: Path, dim: int, conn: sqlite3.Connection, keyword: KeywordIndex,
-                 vectors: VectorIndex, read_only: bool) -> None:
+                 vectors: VectorIndex, read_only: bool, owner: bool | None = None) -> None:
         self.data_dir = data_dir
         self.dim = dim
         self.read_only = read_only
+        self.owns_indexes = not read_only if owner is None else owner  # False: a reader or a log writer
         self._conn = conn
         self._keyword = keyword
         self._vectors = vectors
-        self._derived = DerivedIndexes(conn, dim, keyword, vectors, read_only)
+        self._derived = DerivedIndexes(conn, dim, keyword, vectors, not self.owns_indexes)
         self._lock = threading.RLock()
         self._data_version = self._pragma_data_version()
         self._closed = False
@@ -91,8 +99,11 @@ class SQLiteStore:
         self._stopping = False  # set by close(): a background rebuild stops at its next batch
 
     @classmethod
-    def open(cls, data_dir: Path, dim: int, *, exact_vector_max: int = 200_000, read_only: bool = False) -> SQLiteStore:
-        """Open (creating if needed) the store in ``data_dir`` and bring its derived indexes up to date."""
+    def open(cls, data_dir: Path, dim: int, *, exact_vector_max: int = 200_000, read_only: bool = False,
+             shared: bool = False) -> SQLiteStore:
+        """Open (creating if needed) the store in ``data_dir`` and bring its derived indexes up to date.
+
+        ``shared``: when another process owns the indexes, open as a log writer instead of failing."""
         data_dir = Path(data_dir)
         if dim <= 0:
             raise InvalidInput(f"vector dimension must be positive, got {dim}")
@@ -101,14 +112,21 @@ class SQLiteStore:
             raise StoreError(f"no store at {data_dir}; ingest something first")
         data_dir.mkdir(parents=True, exist_ok=True)
         # The keyword writer lock is taken first: a second writer fails before touching anything.
-        keyword = KeywordIndex.open(data_dir / "keyword", writable=not read_only)
+        owner = not read_only
+        try:
+            keyword = KeywordIndex.open(data_dir / "keyword", writable=owner)
+        except StoreError as exc:
+            if not (shared and owner and exc.details.get("reason") == "writer_busy"):
+                raise
+            owner = False
+            keyword = KeywordIndex.open(data_dir / "keyword", writable=False)
         try:
             conn = _connect(db_path, dim, read_only)
             vectors = VectorIndex(dim, exact_vector_max, data_dir / "vectors")
-            store = cls(data_dir, dim, conn, keyword, vectors, read_only)
+            store = cls(data_dir, dim, conn, keyword, vectors, read_only, owner)
             with store._lock:
                 store._derived.load_vectors()
-                if not read_only:
+                if owner:
                     if keyword.repair:
                         log.warning("keyword index: %s", keyword.repair)
                     store._derived.catch_up_keyword()
@@ -116,7 +134,7 @@ class SQLiteStore:
                 miscount = store._derived.check_keyword_count()
                 if miscount is not None:
                     why = f"the keyword index at {keyword.path} disagreed with SQLite ({miscount})"
-                    if read_only:
+                    if not owner:
                         keyword.damaged = f"{why}; the writer process rebuilds it"
                     else:
                         store._derived.rebuild_keyword(f"{why}; rebuilt it from SQLite")
@@ -146,6 +164,32 @@ class SQLiteStore:
                 removed = sum(self._remove_item(i) is not None for i in dict.fromkeys(item_ids))
             self._sync()
         return removed
+
+    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+        """Keys of chunks stored without a vector, above ``after``, ascending (a resumable cursor)."""
+        with self._lock:
+            self._refresh()
+            return [k for (k,) in self._conn.execute(
+                "SELECT key FROM chunks WHERE vector IS NULL AND key > ? ORDER BY key LIMIT ?", (after, limit))]
+
+    def count_pending_vectors(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM chunks WHERE vector IS NULL").fetchone()[0])
+
+    def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
+        """Store vectors for chunks that still lack one; returns how many were set. A chunk deleted or replaced
+        meanwhile is skipped (keys are never reused, so a late vector can never land on other text)."""
+        self._require_writer()
+        vecs = check_vectors(vectors, len(keys), self.dim)
+        with self._lock:
+            with self._transaction():
+                done = [int(k) for k, v in zip(keys, vecs) if self._conn.execute(
+                    "UPDATE chunks SET vector = ? WHERE key = ? AND vector IS NULL", (vector_to_blob(v), int(k))
+                ).rowcount]
+                self._conn.executemany("INSERT INTO changes(chunk_key, op) VALUES (?, ?)",
+                                       [(k, OP_VECTOR) for k in done])
+            self._sync()
+        return len(done)
 
     def _remove_item(self, item_id: str) -> str | None:
         """Delete one item's rows inside the open transaction; returns its ``created_at`` ('' if unset) or None."""
@@ -218,10 +262,17 @@ class SQLiteStore:
         self._data_version = self._pragma_data_version()
 
     def _refresh(self) -> None:
-        """Readers: catch up when another connection (the writer) has committed since we last looked."""
-        if self.read_only and self._pragma_data_version() != self._data_version:
+        """Catch up when another connection (the owner, or a log writer in another process) has committed
+        since we last looked; the owner then indexes that process's changes itself."""
+        if self._pragma_data_version() != self._data_version:
             self._sync()
-            self._keyword.reload()
+            if not self.owns_indexes:
+                self._keyword.reload()
+
+    def refresh(self) -> None:
+        """Pick up other processes' commits now (the background embedder calls this while the server idles)."""
+        with self._lock:
+            self._refresh()
 
     # ================================================================================ retrieval
 
@@ -240,14 +291,17 @@ class SQLiteStore:
         except IndexUnavailable:
             self._start_keyword_rebuild()
             raise
-        return page_from(_hits(keys, scores), offset, limit)
+        # Equal scores in tantivy come back in segment order, which depends on how the index was committed (a
+        # rebuilt index is one segment); by key they are the same however it was built, as on Postgres.
+        hits = sorted(_hits(keys, scores), key=lambda h: (-h[1], h[0]))
+        return page_from(hits, offset, limit)
 
     def _start_keyword_rebuild(self) -> None:
         """The writer rebuilds a keyword index a search found damaged, in the background: the vector leg
         keeps answering meanwhile, and the lock is only held per batch (see ``rebuild_keyword``)."""
         with self._lock:
             why = self._keyword.damaged  # None: the files verified, the failure was that search's alone
-            if why is None or self.read_only or self._stopping or self._derived.rebuilding_keyword or self._rebuild:
+            if why is None or not self.owns_indexes or self._stopping or self._derived.rebuilding_keyword or self._rebuild:
                 return
 
             def run() -> None:
@@ -472,7 +526,7 @@ class SQLiteStore:
                 return
             self._closed = True
             try:
-                if not self.read_only:
+                if self.owns_indexes:
                     self._vectors.checkpoint(force=True)
             finally:
                 self._keyword.close()

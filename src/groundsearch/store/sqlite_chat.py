@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .chat_base import Conversation, StoredTurn
+from .chat_base import Conversation, StoredTurn, turns_query
 
 __all__ = ["SQLiteConversationStore", "CHAT_DDL"]
 
@@ -84,12 +84,7 @@ class SQLiteConversationStore:
                             created_at=dt.datetime.fromisoformat(row[4]), updated_at=dt.datetime.fromisoformat(row[5]))
 
     def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
-        sql = ("SELECT seq, user_text, reply, assistant, dossier, audit, tools, created_at FROM conversation_turns "
-               "WHERE tenant = ? AND conversation_id = ? ORDER BY seq DESC")
-        params: tuple[Any, ...] = (tenant, conversation_id)
-        if limit is not None:
-            sql += " LIMIT ?"
-            params += (max(0, int(limit)),)
+        sql, params = turns_query("?", tenant, conversation_id, limit)
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
         return [StoredTurn(seq=r[0], user=r[1], reply=r[2], assistant=r[3], dossier=json.loads(r[4]),

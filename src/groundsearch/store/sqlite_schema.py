@@ -14,7 +14,7 @@ Why these tables:
 * ``mentions`` and ``entity_pairs`` feed the graph leg; ``entity_pairs.weight`` counts chunks in which both
   entities occur and is maintained on every write, so it is always exact.
 * ``changes`` is the log the derived indexes catch up from: one row per chunk key inserted or deleted, in
-  commit order.
+  commit order, or given its vector later by the background embedder (``OP_VECTOR``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "DDL",
     "OP_DELETE",
     "OP_UPSERT",
+    "OP_VECTOR",
     "SCHEMA_VERSION",
     "casefold_value",
     "date_from_ordinal",
@@ -50,6 +51,7 @@ __all__ = [
 SCHEMA_VERSION = 1
 OP_UPSERT = 1
 OP_DELETE = 0
+OP_VECTOR = 2  # a pending chunk got its vector: the vector index re-reads it, the keyword index has nothing to do
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,6 +87,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     vector BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_item ON chunks(item_rowid, position);
+-- chunks still waiting for the background embedder: counting or listing them reads only these
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(key) WHERE vector IS NULL;
 CREATE TABLE IF NOT EXISTS item_fields (
     item_rowid INTEGER NOT NULL,
     name TEXT NOT NULL,

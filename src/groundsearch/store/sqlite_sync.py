@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import StoreError
 from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
+from .sqlite_schema import OP_VECTOR
 from .text import keyword_terms
 from .vectors import NO_DATE, VectorIndex, VectorRows
 
@@ -63,6 +64,11 @@ class DerivedIndexes:
     def changed_keys(self, since: int) -> list[int]:
         return [k for (k,) in self._conn.execute("SELECT DISTINCT chunk_key FROM changes WHERE seq > ?", (since,))]
 
+    def text_changed_keys(self, since: int) -> list[int]:
+        """Changed keys the keyword index must see: a vector filled in later changes no term."""
+        return [k for (k,) in self._conn.execute(
+            "SELECT DISTINCT chunk_key FROM changes WHERE seq > ? AND op != ?", (since, OP_VECTOR))]
+
     def _log_covers(self, since: int) -> bool:
         """Whether every change after ``since`` is still in the log (nothing was trimmed past it)."""
         (first,) = self._conn.execute("SELECT min(seq) FROM changes").fetchone()
@@ -95,7 +101,7 @@ class DerivedIndexes:
         elif self.keyword.applied_seq == top:
             return
         else:
-            keys = self.changed_keys(self.keyword.applied_seq)
+            keys = self.text_changed_keys(self.keyword.applied_seq)
         if not keys:
             self.keyword.apply(top, [], [])
         for start in range(0, len(keys), SYNC_BATCH):

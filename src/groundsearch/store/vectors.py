@@ -60,7 +60,7 @@ _SAVE_EVERY = 20_000  # unsaved HNSW changes before a checkpoint; a crash replay
 
 @dataclass(frozen=True, slots=True)
 class VectorRows:
-    """A batch of chunk vectors with the item metadata filters need, in ascending key order."""
+    """A batch of chunk vectors with the item metadata filters need, in ascending key order within the batch."""
 
     keys: np.ndarray  # int64
     vectors: np.ndarray  # float32 (n, dim)
@@ -102,6 +102,11 @@ class VectorIndex:
         self._tenant_codes: dict[str, int] = {}
         self._hnsw: HNSW | None = None  # usearch is imported only when a graph is built or restored
         self._unsaved = 0
+        # Rows are in key order until a vector arrives for an older chunk (the background embedder filling a
+        # pending one); key look-ups then go through a sorted permutation, rebuilt after each such batch
+        # instead of moving the matrix.
+        self._in_key_order = True
+        self._order: tuple[np.ndarray, np.ndarray] | None = None  # (rows by key, keys sorted)
 
     # ---------------------------------------------------------------------------------------- size
 
@@ -121,7 +126,8 @@ class VectorIndex:
     # ---------------------------------------------------------------------------------------- writes
 
     def append(self, rows: VectorRows) -> None:
-        """Add rows (ascending keys), and to the graph if one exists. Crossing ``exact_max`` never builds a
+        """Add rows (ascending keys within the batch; keys not held already), and to the graph if one exists.
+        Crossing ``exact_max`` never builds a
         graph here: the caller calls :meth:`ensure_graph` (or :meth:`attach_hnsw` when loading) once after its
         batch, so a bulk load builds or restores one graph instead of growing one batch by batch — at 1M
         chunks, a reopen that grew a graph only to replace it with the saved one took 917 s."""
@@ -129,7 +135,8 @@ class VectorIndex:
         if m == 0:
             return
         if self._n and int(rows.keys[0]) <= int(self._keys[self._n - 1]):
-            raise ValueError("vector rows must arrive in ascending key order")
+            self._in_key_order = False
+        self._order = None
         self._reserve(self._n + m)
         sl = slice(self._n, self._n + m)
         self._matrix[sl] = rows.vectors
@@ -161,7 +168,13 @@ class VectorIndex:
 
     def _rows_of(self, keys: np.ndarray) -> np.ndarray:
         """Rows currently holding ``keys`` (absent keys are skipped)."""
-        return _exact_rows(self._keys[: self._n], keys)
+        if self._in_key_order:
+            return _exact_rows(self._keys[: self._n], keys)
+        if self._order is None:
+            order = np.argsort(self._keys[: self._n], kind="stable")
+            self._order = (order, self._keys[: self._n][order])
+        order, sorted_keys = self._order
+        return order[_exact_rows(sorted_keys, keys)]
 
     def _reserve(self, size: int) -> None:
         if size <= len(self._keys):
@@ -183,6 +196,7 @@ class VectorIndex:
         for name in ("_matrix", "_keys", "_item", "_coll", "_status", "_superseded", "_tenant", "_date", "_alive"):
             setattr(self, name, getattr(self, name)[keep].copy())
         self._n, self._dead = len(keep), 0
+        self._order = None
 
     # ---------------------------------------------------------------------------------------- HNSW
 

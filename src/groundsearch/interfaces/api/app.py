@@ -27,6 +27,7 @@ from .ratelimit import RateLimiter
 from .routes_curation import router as curation_router
 from .routes_items import UPLOAD_MAX_BYTES
 from .routes_chat import router as chat_router
+from .routes_feedback import router as feedback_router
 from .routes_items import router as items_router
 from .routes_jobs import JobRunner
 from .routes_jobs import router as jobs_router
@@ -150,6 +151,7 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     app.include_router(items_router)
     app.include_router(jobs_router)
     app.include_router(chat_router)
+    app.include_router(feedback_router)
     app.state.jobs = JobRunner(engine, settings)
     _mount_web(app)
     _mount_docs(app)
@@ -245,5 +247,20 @@ def uvicorn_config(app: ASGIApp, settings: Settings, **options: Any) -> Any:
     import uvicorn
 
     trusted = list(settings.api.trusted_proxies)
-    return uvicorn.Config(app, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
-                          log_level="warning", **options)
+    config = uvicorn.Config(app, proxy_headers=bool(trusted), forwarded_allow_ips=trusted or None,
+                            log_level="warning", **options)
+    access = logging.getLogger("uvicorn.access")  # configured by Config() above; the filter must come after
+    if not any(isinstance(f, PathOnly) for f in access.filters):
+        access.addFilter(PathOnly())
+    return config
+
+
+class PathOnly(logging.Filter):
+    """uvicorn's access log prints each request line with its query string, and ``GET /api/search?q=…`` carries
+    what the user typed: keep the path, drop the query (docs/operations.md: no raw query text in logs)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0] + "?…", *args[3:])
+        return True

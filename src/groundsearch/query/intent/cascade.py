@@ -15,6 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,11 @@ class IntentCascade:
         cache: IntentCache | None = None,
         data_dir: Path | None = None,
         format_step: FormatStep | None = None,
+        on_shadow: Callable[[str, str, dict[str, Any] | None], None] | None = None,
     ) -> None:
         self.settings = settings
+        # Where shadow comparisons go (telemetry: query as a keyed hash); the log line never names the query.
+        self.on_shadow = on_shadow
         self.domains = domain_names(settings)
         self.vocab = DomainVocab(self.domains)
         self._embedder = embedder
@@ -247,16 +251,24 @@ class IntentCascade:
 
         def run() -> None:
             outcome = tier.classify(query)
+            diffs: dict[str, Any] | None = None
             if outcome.intent is None:
-                log.info("intent shadow: llm gave no intent for %r (%s)", query, "; ".join(outcome.degraded))
-                return
-            diffs = {
-                f: (getattr(winner, f), getattr(outcome.intent, f))
-                for f in COMPARED_FIELDS
-                if getattr(winner, f) != getattr(outcome.intent, f)
-            }
-            if diffs:
-                log.warning("intent shadow disagreement (%s vs llm) on %r: %s", winner.tier, query, diffs)
+                # the notes are the tier's own error messages (timeouts, HTTP status), not the request
+                log.info("intent shadow: llm gave no intent (%d note(s))", len(outcome.degraded))
+            else:
+                diffs = {
+                    f: (getattr(winner, f), getattr(outcome.intent, f))
+                    for f in COMPARED_FIELDS
+                    if getattr(winner, f) != getattr(outcome.intent, f)
+                }
+                if diffs:
+                    # field names only: the values can echo the request (topic keywords, comparison targets)
+                    log.warning("intent shadow disagreement (%s vs llm) on fields %s", winner.tier, sorted(diffs))
+            if self.on_shadow is not None:
+                try:
+                    self.on_shadow(query, winner.tier, diffs)
+                except Exception as exc:  # telemetry must not break the shadow thread
+                    log.warning("intent shadow: could not record the comparison (%s)", type(exc).__name__)
 
         self._shadow.submit(run)
 

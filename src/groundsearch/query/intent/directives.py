@@ -83,6 +83,7 @@ _OVER_TIME = re.compile(
     r"evolved|since 20\d\d|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
+_CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|leaderboard|most \w+|biggest|largest)\b")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
@@ -405,8 +406,9 @@ def read_directive(query: str) -> Directive:
         return Directive("default", None, None, "refused" if refused else "mentioned", True, (), tuple(terms))
     pointed = tuple(fmt for fmt, rx in idx.paraphrases.items() if rx.search(folded))
     if pointed:
-        # "show the connections", "give me rows": a directive verb in front makes the paraphrase a wish.
-        first = _TOKEN.findall(folded)[:2]
+        # "show the connections", "give me rows": a directive verb in front of a clause makes the paraphrase a
+        # wish, also after a question ("how are A and B related — show the connections").
+        first = [t for clause in _CLAUSE_BREAK.split(folded) for t in _TOKEN.findall(clause)[:2]]
         if len(pointed) == 1 and any(t in _PARAPHRASE_VERBS for t in first):
             fmt = pointed[0]
             subtype = subtype_from_cues(folded) if fmt == "chart" else None

@@ -213,6 +213,7 @@ function onEvent(name, data) {
     graph: renderGraph, "unsupported-format": renderUnsupported, "low-confidence": renderLowConfidence,
     prose: renderProse, error: (d) => showError(d.error ? d.error.message : "search failed"),
     complete: (d) => {
+      if (d.diagnostics && d.diagnostics.request_id) addFeedback(d.diagnostics.request_id);
       $("#results").setAttribute("aria-busy", "false");
       const n = $("#evidence").children.length;
       $("#status").textContent = `${n} source${n === 1 ? "" : "s"} · ${Math.round(d.total_latency_ms)} ms`;
@@ -236,7 +237,7 @@ function renderEvidence(data) {
     citeNumbers.set(hit.id, i + 1);
     const title = hit.url ? el("a", { href: hit.url, target: "_blank", rel: "noopener", text: hit.title })
                           : el("strong", { text: hit.title });
-    list.append(el("li", { id: `ev-${hit.id}`, "data-id": hit.id }, title,
+    list.append(el("li", { id: `ev-${hit.id}`, "data-id": hit.id, "data-item": hit.item_id }, title,
       hit.heading_path && hit.heading_path.length ? el("div", { class: "crumb", text: hit.heading_path.join(" › ") }) : null,
       el("p", { class: "snippet", text: hit.snippet }),
       el("div", { class: "meta", text: [hit.collection, hit.date].filter(Boolean).join(" · ") }),
@@ -245,6 +246,39 @@ function renderEvidence(data) {
   });
   $("#evidence-box").hidden = list.children.length === 0;
   $("#status").textContent = `${list.children.length} sources found; composing the answer…`;
+}
+
+// Useful / not useful on each source, once the answer is complete (its request id names what was shown).
+// Pressing the pressed button again removes the mark.
+function addFeedback(requestId) {
+  for (const li of $("#evidence").children) {
+    const box = el("div", { class: "feedback", role: "group", "aria-label": "Was this source useful?" });
+    let mark = null;
+    const send = async (useful, button) => {
+      try {
+        if (mark && mark.useful === useful) {
+          const r = await fetch(`/api/feedback/${encodeURIComponent(mark.id)}`, { method: "DELETE", headers: authHeaders() });
+          if (!r.ok && r.status !== 404) throw new Error(`HTTP ${r.status}`);
+          mark = null;
+        } else {
+          const r = await fetch("/api/feedback", { method: "POST", headers: { ...authHeaders(), "Content-Type": "application/json" },
+            body: JSON.stringify({ request_id: requestId, item_id: li.dataset.item, useful }) });
+          if (!r.ok) throw new Error(`HTTP ${r.status}`);
+          mark = await r.json();
+        }
+        for (const b of box.querySelectorAll("button")) b.setAttribute("aria-pressed", String(!!mark && b === button));
+        box.title = "";
+      } catch (e) {
+        box.title = `feedback not saved (${e.message})`;
+      }
+    };
+    const up = el("button", { type: "button", class: "fb-up", "aria-pressed": "false", text: "Useful" });
+    const down = el("button", { type: "button", class: "fb-down", "aria-pressed": "false", text: "Not useful" });
+    up.addEventListener("click", () => send(true, up));
+    down.addEventListener("click", () => send(false, down));
+    box.append(up, down);
+    li.append(box);
+  }
 }
 
 function cite(id) {

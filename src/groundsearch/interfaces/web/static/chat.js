@@ -7,7 +7,7 @@ const MARKER_TEXT = "[could not verify this claim against the provided sources]"
 const CHAT_EXAMPLES = ["What does hybrid search combine?", "Which release added reranking?",
                        "We index 2 million documents: which retrieval setup fits?"];
 
-const chat = { id: null, busy: false, abort: null };
+const chat = { id: null, busy: false, abort: null, shown: null };
 
 function chatMode() { return new URLSearchParams(location.search).get("mode") === "chat"; }
 
@@ -15,13 +15,13 @@ function chatMode() { return new URLSearchParams(location.search).get("mode") ==
 
 const INLINE = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)|\[could not verify this claim against the provided sources\]|\[(\d{1,2})\]/g;
 
-function inline(text) {
+function inline(text, turn) {
   const out = [];
   let last = 0;
   for (const m of text.matchAll(INLINE)) {
     if (m.index > last) out.push(text.slice(last, m.index));
     if (m[2]) out.push(el("a", { href: m[2], target: "_blank", rel: "noopener", text: m[1] }));
-    else if (m[3]) out.push(sourceCite(Number(m[3])));
+    else if (m[3]) out.push(sourceCite(Number(m[3]), turn));
     else out.push(el("span", { class: "marker", role: "note", title: "the auditor withheld this claim",
                                text: "could not verify this claim against the provided sources" }));
     last = m.index + m[0].length;
@@ -30,24 +30,28 @@ function inline(text) {
   return out;
 }
 
-function sourceCite(n) {
+// [n] numbers a turn's own dossier: an older turn's citation first brings its dossier back into the panel
+function sourceCite(n, turn) {
   return el("button", {
     type: "button", class: "cite", "data-source": String(n), title: `source ${n}`, text: `[${n}]`,
-    onclick: () => flashTo(document.getElementById(`src-${n}`)),
+    onclick: () => {
+      if (turn && turn.dossier && chat.shown !== turn.dossier) renderDossier(turn.dossier);
+      flashTo(document.getElementById(`src-${n}`));
+    },
   });
 }
 
-function paragraph(text, index) {
+function paragraph(text, index, turn) {
   const p = el("p", { "data-paragraph": String(index) });
   text.split("\n").forEach((line, i) => {
     if (i) p.append(el("br"));
-    p.append(...inline(line.replace(/^#{1,6}\s+/, "")));
+    p.append(...inline(line.replace(/^#{1,6}\s+/, ""), turn));
   });
   return p;
 }
 
-function paintText(body, text) {
-  body.replaceChildren(...text.split(/\n\s*\n/).filter((t) => t.trim()).map(paragraph));
+function paintText(turn, text) {
+  turn.text.replaceChildren(...text.split(/\n\s*\n/).filter((t) => t.trim()).map((t, i) => paragraph(t, i, turn)));
 }
 
 // ---- one turn ------------------------------------------------------------------------------------------------
@@ -77,6 +81,7 @@ function renderDossier(d) {
     s.url ? el("a", { href: s.url, target: "_blank", rel: "noopener", text: s.title }) : el("strong", { text: s.title }),
     el("div", { class: "meta", text: s.collection || "" }))));
   $("#dossier").hidden = false;
+  chat.shown = d;
 }
 
 function renderBlock(b) {
@@ -95,8 +100,8 @@ function renderBlock(b) {
 function onChatEvent(turn, name, data) {
   switch (name) {
     case "results": turn.status.textContent = `${(data.results || []).length} sources found; preparing the dossier…`; break;
-    case "dossier": renderDossier(data); turn.status.textContent = "Composing the answer…"; break;
-    case "token": turn.streamed += data.text || ""; paintText(turn.text, turn.streamed); break;
+    case "dossier": turn.dossier = data; renderDossier(data); turn.status.textContent = "Composing the answer…"; break;
+    case "token": turn.streamed += data.text || ""; paintText(turn, turn.streamed); break;
     case "discovery":
       turn.extras.append(el("div", { class: "card discovery", role: "status", "data-signal": data.signal || "" },
         el("strong", { text: "A question back" }), el("p", { text: data.question || "" })));
@@ -109,7 +114,7 @@ function onChatEvent(turn, name, data) {
       break;
     case "audit": onAudit(turn, data); break;
     case "reply":
-      paintText(turn.text, data.text || "");
+      paintText(turn, data.text || "");
       for (const b of data.render || []) turn.extras.append(renderBlock(b));
       break;
     case "complete":
@@ -128,11 +133,11 @@ function onChatEvent(turn, name, data) {
 function onAudit(turn, data) {
   if (Number.isInteger(data.paragraph)) {
     const old = turn.text.querySelector(`p[data-paragraph="${data.paragraph}"]`);
-    const fresh = paragraph(data.text || "", data.paragraph);
+    const fresh = paragraph(data.text || "", data.paragraph, turn);
     if (old && data.replaced) old.replaceWith(fresh);
     else if (!old) turn.text.append(fresh);
   } else if (data.text != null) {
-    paintText(turn.text, data.text);
+    paintText(turn, data.text);
   }
   if (data.ran === false) {
     turn.extras.append(el("p", { class: "audit-note", text: `not audited: ${data.reason || "auditor unavailable"}` }));

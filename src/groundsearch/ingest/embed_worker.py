@@ -1,0 +1,165 @@
+"""Fill in the vectors of chunks stored without one: ingest writes text first, this embeds it afterwards.
+
+Why deferred: embedding is ~50× slower than everything else ingest does, so an ingest that waited for it
+kept its items unsearchable for minutes. Now the text is written (and keyword-searchable) at once and the
+vectors follow, from ``groundsearch embed``, from the tail of a CLI ingest, or from the background thread
+inside ``groundsearch serve`` (:class:`BackgroundEmbedder`).
+
+Crash safety needs no bookkeeping of its own: "pending" *is* the stored state (a chunk without a vector),
+each window's vectors are one store transaction, and a chunk deleted or replaced meanwhile is skipped by
+the store. A process killed mid-way loses at most the window in flight, and the next run resumes from the
+chunks still pending.
+
+Throughput: a window of ``window`` pending chunks goes to the embedder in one call, and the embedder sorts
+it by token length and pads each batch only to its longest member (length buckets); a bigger window buys
+tighter buckets for a little memory. Texts that break the model are retried one by one so a single bad
+chunk costs only itself; it is reported and skipped for the rest of the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..errors import EmbeddingFailed
+from ..models.base import Embedder
+from ..store.base import Store
+from .pipeline import embedding_text
+
+__all__ = ["BackgroundEmbedder", "EmbedProgress", "EmbedReport", "embed_pending"]
+
+log = logging.getLogger("groundsearch.embed")
+
+WINDOW = 256  # pending chunks per embedder call and per store transaction
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedProgress:
+    embedded: int  # chunks given vectors so far in this run
+    pending: int  # chunks still without a vector when the run last looked
+    failed: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedReport:
+    embedded: int
+    remaining: int  # chunks still pending at the end (failures, or chunks written meanwhile)
+    failed: tuple[tuple[int, str], ...]  # (chunk key, why)
+    seconds: float
+
+
+def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *, window: int = WINDOW,
+                  progress: Callable[[EmbedProgress], None] | None = None,
+                  stop: Callable[[], bool] = lambda: False, skip: set[int] | None = None) -> EmbedReport:
+    """Embed every chunk pending when the run reaches it; ``kinds`` maps a collection to its kind (what
+    :func:`~groundsearch.ingest.pipeline.embedding_text` puts in front of the chunk). ``skip``: keys that
+    failed before (the background thread keeps them across runs), extended with this run's failures."""
+    started = time.perf_counter()
+    skip = set() if skip is None else skip
+    failed: list[tuple[int, str]] = []
+    embedded, after = 0, 0
+    pending = store.count_pending_vectors()
+    while not stop():
+        keys = store.pending_vectors(after, window)
+        if not keys:
+            break
+        after = keys[-1]
+        keys = [k for k in keys if k not in skip]
+        views = store.hydrate(keys)
+        keys = [k for k in keys if k in views]  # deleted since it was listed
+        if not keys:
+            continue
+        texts = [embedding_text(views[k].item, views[k].chunk, kinds.get(views[k].item.collection, "documents"))
+                 for k in keys]
+        try:
+            vectors = embedder.embed_passages(texts)
+        except EmbeddingFailed:
+            keys, vectors = _one_by_one(embedder, keys, texts, failed)
+            skip.update(k for k, _ in failed)
+            if not keys:
+                continue
+        embedded += store.set_vectors(keys, vectors)
+        if progress is not None:
+            progress(EmbedProgress(embedded, max(0, pending - embedded), len(failed), time.perf_counter() - started))
+    return EmbedReport(embedded=embedded, remaining=store.count_pending_vectors(), failed=tuple(failed),
+                       seconds=time.perf_counter() - started)
+
+
+def _one_by_one(embedder: Embedder, keys: list[int], texts: list[str],
+                failed: list[tuple[int, str]]) -> tuple[list[int], object]:
+    import numpy as np
+
+    ok, rows = [], []
+    for key, text in zip(keys, texts):
+        try:
+            rows.append(embedder.embed_passages([text])[0])
+            ok.append(key)
+        except EmbeddingFailed as exc:
+            failed.append((key, exc.message))
+            log.warning("chunk %d cannot be embedded: %s", key, exc.message)
+    return ok, (np.stack(rows) if rows else np.zeros((0, embedder.dim), np.float32))
+
+
+@dataclass
+class EmbedStatus:
+    running: bool = False
+    embedded: int = 0
+    failed: int = 0
+    last_error: str | None = None
+    runs: int = 0
+
+
+class BackgroundEmbedder:
+    """The thread inside ``serve``: every ``interval`` seconds (or at once after :meth:`wake`) it picks up
+    other processes' commits (a CLI ingest beside the server) and embeds whatever is pending."""
+
+    def __init__(self, store: Store, embedder: Embedder, kinds: Mapping[str, str], *, interval: float = 1.0,
+                 window: int = WINDOW) -> None:
+        self._store, self._embedder, self._kinds = store, embedder, dict(kinds)
+        self._interval, self._window = interval, window
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._skip: set[int] = set()
+        self._thread: threading.Thread | None = None
+        self.status = EmbedStatus()
+
+    def start(self) -> BackgroundEmbedder:
+        self._thread = threading.Thread(target=self._loop, name="groundsearch-embed", daemon=True)
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop after the window in flight (its vectors are stored; nothing else is pending on us)."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                refresh = getattr(self._store, "refresh", None)  # the embedded store: index others' commits
+                if refresh is not None:
+                    refresh()
+                self.status.running = True
+                report = embed_pending(self._store, self._embedder, self._kinds, window=self._window,
+                                       stop=self._stopping.is_set, skip=self._skip)
+                self.status.embedded += report.embedded
+                self.status.failed = len(self._skip)
+                self.status.runs += 1
+                if report.embedded:
+                    log.info("embedded %d pending chunks in %.1f s", report.embedded, report.seconds)
+            except Exception as exc:  # noqa: BLE001 — a background thread has no caller; keep serving, say why
+                self.status.last_error = f"{type(exc).__name__}: {exc}"
+                log.error("background embedding failed: %s", exc)
+            finally:
+                self.status.running = False
+            self._wake.wait(self._interval)
+            self._wake.clear()
