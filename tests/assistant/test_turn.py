@@ -184,3 +184,9 @@ def test_a_reroll_is_not_shown_the_planted_instruction_and_its_marker_echo_is_ca
     reroll_prompts = [c["messages"][-1].content for c in engine.llm.calls[1:]]
     assert reroll_prompts and all("PWNED" not in p for p in reroll_prompts)
     assert "PWNED" not in answer["reply"] and answer["mode"] == "offline"
+
+
+def test_a_tool_call_cut_off_in_text_is_not_shown_as_the_reply(engine) -> None:
+    engine.llm = ScriptedLLM([said('{"name": "ask_discovery_question", "arguments": {"signal": "product", "quest')])
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert not answer["reply"].startswith("{") and "[" in answer["reply"]  # the extractive answer, cited

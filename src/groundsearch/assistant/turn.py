@@ -115,6 +115,8 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
     out.mode = "llm"
     # the 0.5B model tends to copy the tool message's withheld-text marker into its prose: it says nothing
     out.text = completion.text.replace(WITHHELD_SOURCE, "").strip()
+    if out.text.startswith('{"name"'):
+        out.text = ""  # a tool call cut off by max_tokens (seen with the 0.5B model): JSON is no reply; answer offline
     offered = {t["function"]["name"] for t in tools}
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}
