@@ -6,6 +6,7 @@ than wiring — the work lives in ``ingest/``, ``query/`` and ``answer/``.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from .query.gate import GateCalibration
 
 __all__ = ["Engine"]
+
+POPULAR_DAYS = 30  # popular topics: a month of searches, long enough to have some, short enough to be current
 
 
 class Engine:
@@ -386,11 +389,20 @@ class Engine:
         return self.recorder.store
 
     def suggestions(self, limit: int = 10, filter: SearchFilter | None = None) -> list[str]:
-        """Popular topics: the entities mentioned in most chunks the caller may search (``filter``: its tenant,
-        published only by default). Query telemetry would rank what people ask instead; until it exists this
-        is the corpus's view. Fails soft to an empty list."""
+        """Popular topics: what the caller's tenant searched most in the last ``POPULAR_DAYS`` (query-term counts
+        from telemetry, named only where a term is a word of that tenant's corpus); on a cold start, or with
+        telemetry off, the entities mentioned in most chunks the caller may search (``filter``: its tenant,
+        published only by default). Fails soft to an empty list."""
+        f = filter or SearchFilter()
         try:
-            return [term for term, _ in self.store.top_terms(filter or SearchFilter(), limit)]
+            since = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=POPULAR_DAYS)
+            searched = [term for term, _ in self.popular_terms(f.tenant, since, limit)]
+        except Exception:
+            searched = []
+        if searched:
+            return searched
+        try:
+            return [term for term, _ in self.store.top_terms(f, limit)]
         except Exception:
             return []
 

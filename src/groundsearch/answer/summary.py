@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..types import CollectionSpec, EvidenceHit, Prose, Sentence
+from .charts import headline
 
 __all__ = ["SHORT_WORDS", "count_words", "short_paragraph"]
 
@@ -95,15 +96,10 @@ def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
             if rows:
                 sentences.append(rows_sentence(r.collection, rows, specs.get(r.collection), "table"))
         elif r.kind == "chart" and r.points:
-            top = max(r.points, key=lambda p: p.value)
-            ids = tuple(dict.fromkeys(top.source_ids))[:3]
-            if not ids:
-                continue
-            counted = int(top.value) == top.value and 0 <= top.value <= 20
-            value = count_words(int(top.value)) if counted else f"{top.value:g}"
-            sentences.append(Sentence(
-                text=f"The chart has {_plural(len(r.points), r.x_label)}; the largest is {top.label} with {value}.",
-                citations=ids))
+            said = headline(r)  # per chart kind: a stacked bar's largest bar is a sum, a scatter's points are results
+            ids = tuple(dict.fromkeys(said[1]))[:3] if said else ()
+            if said and ids:
+                sentences.append(Sentence(text=said[0], citations=ids))
         elif r.kind == "timeline" and r.events:
             events = sorted(r.events, key=lambda e: e.date)
             span = (f"on {_when(events[0].date)}" if events[0].date == events[-1].date

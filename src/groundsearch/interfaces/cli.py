@@ -505,8 +505,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
               "of each file.")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
-                   "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, hybrid+graph, hybrid+prf, hybrid+rocchio, "
-                   "hybrid+multi, hybrid+rerank (the configured reranker); bm25s is the independent BM25 baseline.")
+                   "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, "
+                   "hybrid+graph, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
+                   "configured reranker), zscore+hyde (needs an LLM); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),

@@ -79,6 +79,7 @@ PLAN_PROFILES: dict[str, PlanProfile] = {p.name: p for p in (
     PlanProfile("hybrid+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+multi", scoring="rrf", graph=False, rewrite="multi_query", rerank=False, fusion="rrf"),
     PlanProfile("zscore+hyde", scoring="rrf", graph=False, rewrite="hyde", rerank=False, fusion="zscore"),
+    PlanProfile("zscore+rerank", scoring="rrf", graph=False, rewrite="none", rerank=True, fusion="zscore"),
     PlanProfile("hybrid+rerank", scoring="rrf", graph=False, rewrite="none", rerank=True, fusion="rrf"),
 )}
 

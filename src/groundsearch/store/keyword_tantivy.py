@@ -191,6 +191,8 @@ class KeywordIndex:
         then finds an empty index at seq 0 and rebuilds it from SQLite (``repair`` says why); a reader
         cannot rebuild, so it gets an empty in-memory index marked ``damaged`` and searches refuse to run."""
         path.mkdir(parents=True, exist_ok=True)
+        if writable and _writer_lock_held(path):
+            raise _busy(path)  # before any wipe below: the files may be another live writer's
         state = _read_state(path)
         repair = None
         if writable and state.get("format", FORMAT) != FORMAT:
@@ -346,13 +348,34 @@ def _open_writer(index: tantivy.Index, path: Path) -> tantivy.IndexWriter:
         return index.writer(heap_size=_WRITER_HEAP, num_threads=1)
     except ValueError as exc:
         if "LockBusy" in str(exc):
-            raise StoreError(
-                f"another process has the store at {path.parent} open for writing (a `groundsearch serve`, or an "
-                "ingest or embed still running); only one writer at a time — stop the other one or wait for it to "
-                "finish (the CLI's search, ingest and embed work beside a running server)",
-                details={"reason": "writer_busy"},
-            ) from None
+            raise _busy(path) from None
         raise StoreError(f"keyword index at {path} cannot be written: {exc}") from None
+
+
+def _busy(path: Path) -> StoreError:
+    return StoreError(
+        f"another process has the store at {path.parent} open for writing (a `groundsearch serve`, or an "
+        "ingest or embed still running); only one writer at a time — stop the other one or wait for it to "
+        "finish (the CLI's search, ingest and embed work beside a running server)",
+        details={"reason": "writer_busy"},
+    )
+
+
+def _writer_lock_held(path: Path) -> bool:
+    """Whether a live ``IndexWriter`` (tantivy takes ``flock`` on this file) holds the index, probed without
+    taking it: a damaged-looking index must not be wiped under a writer that is mid-commit."""
+    import fcntl
+
+    try:
+        with open(path / ".tantivy-writer.lock", "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:
+        return False  # cannot probe (read-only folder): tantivy's own lock still refuses a second writer
+    return False
 
 
 def _first_line(exc: BaseException) -> str:

@@ -108,8 +108,9 @@ def preview(
 @router.get("/search/suggestions", response_model=SuggestionsOut, tags=["search"])
 def suggestions(request: Request, limit: Annotated[int, Query(description="clamped to 1–50")] = 10,
                 who: Principal = Depends(requires("viewer"))) -> SuggestionsOut:
-    """Popular topics among what the caller may search: entities mentioned in most published chunks of its
-    tenant. Fails soft: an empty list rather than an error, since the page works without them."""
+    """Popular topics: what the caller's tenant searched most in the last 30 days (query terms that are words of
+    its corpus), else the entities mentioned in most of its published chunks. Fails soft: an empty list rather
+    than an error, since the page works without them."""
     try:
         return SuggestionsOut(suggestions=list(state(request).engine.suggestions(clamp(limit, 1, 50),
                                                                                  who.read_filter())))

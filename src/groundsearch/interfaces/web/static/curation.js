@@ -77,7 +77,11 @@ function setBrowseFilters(filters) {
     const field = form.elements[name];
     if (!field) continue;
     if (field.type === "checkbox") field.checked = filters[name] === "true";
-    else field.value = filters[name] || (name === "sort" ? "date" : "");
+    else {
+      // a preset can be applied before the first browse answer listed the collections
+      if (name === "collections" && filters[name]) fillCollections([filters[name]]);
+      field.value = filters[name] || (name === "sort" ? "date" : "");
+    }
   }
 }
 
@@ -119,8 +123,8 @@ async function loadBrowse(more = false) {
 
 function fillCollections(names) {
   const select = $("#browse-form").elements.collections;
-  if (select.options.length > 1) return;
-  select.append(...names.map((n) => el("option", { value: n, text: n })));
+  const have = new Set([...select.options].map((o) => o.value));
+  select.append(...names.filter((n) => !have.has(n)).map((n) => el("option", { value: n, text: n })));
 }
 
 // ---- presets -----------------------------------------------------------------------------------------------
@@ -198,7 +202,9 @@ $("#preset-save").addEventListener("click", savePreset);
 $("#preset-undo-button").addEventListener("click", undo);
 input.addEventListener("input", syncCards);
 renderPresets();
-(async () => {
+// Only the start page shows these; a search (?q=) or chat link opens without spending requests on them.
+const startParams = new URLSearchParams(location.search);
+if (!startParams.get("q") && startParams.get("mode") !== "chat") (async () => {
   const [topics] = await Promise.all([loadTrending(), loadBrowse()]);
   const names = [...$("#browse-form").elements.collections.options].map((o) => o.value).filter(Boolean);
   renderCards(names, topics);
