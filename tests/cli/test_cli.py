@@ -239,3 +239,21 @@ def test_migrate_applies_once_then_reports_up_to_date(kb: Path, postgres_databas
     assert again.returncode == 0 and "up to date" in again.stderr
     unreachable = gs(kb, "migrate", "--database-url", "postgresql://u@127.0.0.1:1/x")
     assert unreachable.returncode == 4 and "cannot reach Postgres" in unreachable.stderr  # a store problem
+
+
+def test_calibrate_gate_stores_a_threshold_that_search_then_explains(kb: Path) -> None:
+    ingest_json(kb, "notes")
+    (kb / "own.txt").write_text("\n".join(["tantivy block-max WAND", "BM25 keyword engines", "HNSW graphs",
+                                           "approximate nearest neighbour", "reciprocal rank fusion", "vector search",
+                                           "keyword engines tantivy", "plain text note", "nearest neighbour queries",
+                                           "fusion of ranks"]) + "\n")
+    too_few = gs(kb, "calibrate-gate", "--questions", str(kb / "notes" / "plain.txt"))
+    assert too_few.returncode == 2 and ">= 10 own" in too_few.stderr, too_few.stderr
+    assert "calibrated on this store's data" not in gs(kb, "search", "vector search", "--json", "--explain").stdout
+    done = gs(kb, "calibrate-gate", "--questions", str(kb / "own.txt"))
+    assert done.returncode == 0, done.stderr
+    cal = json.loads(done.stdout)
+    assert cal["own_queries"] == 10 and cal["offtopic_queries"] == 40 and 0 < cal["threshold"] <= 1
+    result = gs(kb, "search", "vector search", "--json", "--explain")
+    assert result.returncode == 0, result.stderr
+    assert f"gate threshold {cal['threshold']:g} (calibrated on this store's data" in result.stdout

@@ -55,7 +55,7 @@ _ASKS_YEAR = re.compile(r"\b(?:what|which|in what) (?:year|decade|century)\b|\by
 # question's names was tried too and left out: it came out *negative* (negatives-only pages are chosen
 # for being on the topic), which would be a fact about how RGB was built, not about answers.
 W_BIAS, W_RELATION, W_SIM, W_SHARE = -5.01, 1.28, 2.33, 4.6
-THRESHOLD = 0.26
+THRESHOLD = 0.35
 SHARE_ITEMS = 5
 SHARE_VOTE = 2.0  # a span's page share, added to its votes when choosing the span
 
