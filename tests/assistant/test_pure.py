@@ -48,6 +48,9 @@ def test_signals_read_replace_and_drop() -> None:
     assert [s["signal"] for s in gone] == ["role"] and dropped[0]["signal"] == "budget"
     none, _ = update_signals(ASSISTANT, [], "I'm not a manager", turn=1)
     assert none == []
+    scale, _ = update_signals(ASSISTANT, [], "We have 2 million documents.", turn=1)
+    denied, dropped = update_signals(ASSISTANT, scale, "No, we don't have 2 million documents.", turn=2)
+    assert denied == [] and dropped[0]["reason"] == "contradicted"  # measured with the real model's turn
 
 
 def test_signal_clauses_never_reach_the_query() -> None:
@@ -72,6 +75,11 @@ def test_tool_calls_from_a_llamacpp_text_answer() -> None:
                          '"question": "Role?"}}\n</tool_call>'}
     calls, text = calls_from_message(tagged, offered)
     assert calls[0].arguments["signal"] == "role" and text == "Sure."
+    two = {"content": '{"name": "prepare_dossier", "arguments": "{\\"query\\": \\"q\\"}"} {"name": '
+                      '"ask_discovery_question", "arguments": {"signal": "product", "question": "Which?"}}'}
+    calls, text = calls_from_message(two, ["prepare_dossier", "ask_discovery_question"])
+    assert [c.name for c in calls] == ["prepare_dossier", "ask_discovery_question"] and text == ""
+    assert calls[0].arguments == {"query": "q"}
     other = {"content": '{"name": "delete_everything", "arguments": {}}'}
     assert calls_from_message(other, offered) == ((), other["content"])  # not offered: stays text
     wire = {"content": None, "tool_calls": [{"id": "x", "function": {"name": "ask_discovery_question",

@@ -61,7 +61,9 @@ def update_signals(assistant: Assistant, stored: Sequence[Mapping[str, Any]], te
     dropped: list[dict[str, Any]] = []
     for s in stored:
         s = dict(s)
-        if s["signal"] in new and new[s["signal"]].casefold() != str(s.get("value", "")).casefold():
+        if s["signal"] in new and _negates_value(text, new[s["signal"]]):
+            dropped.append({**s, "reason": "contradicted"})  # "we don't have 2 million documents"
+        elif s["signal"] in new and new[s["signal"]].casefold() != str(s.get("value", "")).casefold():
             dropped.append({**s, "reason": "replaced"})
         elif negated and s["signal"] not in new and _mentions(text, s):
             dropped.append({**s, "reason": "contradicted"})

@@ -22,7 +22,7 @@ from ..types import MAX_QUERY_CHARS, Event
 from .audit_adapter import audit_text
 from .config import Assistant, assistants_from
 from .dossier import Dossier, dossier_stream
-from .guard import echoes, leaks, withhold_instructions
+from .guard import WITHHELD_SOURCE, echoes, leaks, withhold_instructions
 from .render import render
 from .tools import PREPARE_DOSSIER, RENDER_TOOLS, accept_discovery, handoff_decision, tool_definitions
 
@@ -113,7 +113,8 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
     tools = tool_definitions(assistant, engine.settings.chat.render_tools)
     completion = llm.complete(messages, max_tokens=engine.settings.chat.max_tokens, tools=[PREPARE_DOSSIER, *tools])
     out.mode = "llm"
-    out.text = completion.text.strip()
+    # the 0.5B model tends to copy the tool message's withheld-text marker into its prose: it says nothing
+    out.text = completion.text.replace(WITHHELD_SOURCE, "").strip()
     offered = {t["function"]["name"] for t in tools}
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}

@@ -3,9 +3,9 @@
 Servers differ in one way that matters. OpenAI, Groq and vLLM return ``message.tool_calls``. llama-cpp-python's
 server does so only when ``tool_choice`` names one function (it then constrains the arguments by grammar);
 with ``"auto"`` and the model's own chat template (Qwen2.5: Hermes-style ``<tool_call>{…}</tool_call>``) the call
-arrives as *text* in ``content`` — measured on the bundled 0.5B model, sometimes without the tags. So a
-content that is exactly one call (tagged or a bare ``{"name", "arguments"}`` object) of an offered tool is read
-as that call; any other text stays text.
+arrives as *text* in ``content`` — measured on the bundled 0.5B model, sometimes without the tags, sometimes
+several bare objects in a row. So tagged calls, or a content that is nothing but ``{"name", "arguments"}``
+objects, are read as calls (to offered tools only); any other text stays text.
 """
 
 from __future__ import annotations
@@ -58,16 +58,36 @@ def calls_from_message(message: dict[str, Any], offered: Sequence[str]) -> tuple
         return tuple(calls), text
     bodies = _TAGGED.findall(text)
     rest = _TAGGED.sub("", text).strip()
-    if not bodies:
-        stripped = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
-        if stripped.startswith("{") and stripped.endswith("}"):
-            bodies, rest = [stripped], ""
-    for i, body in enumerate(bodies):
+    values: list[Any] = []
+    for body in bodies:
         try:
-            value = json.loads(body)
+            values.append(json.loads(body))
         except json.JSONDecodeError:
             continue
+    if not bodies:
+        values, rest = _objects(text.strip().removeprefix("```json").removeprefix("```").removesuffix("```")), ""
+    for i, value in enumerate(values):
         args = _arguments(value.get("arguments", value.get("parameters"))) if isinstance(value, dict) else None
         if isinstance(value, dict) and value.get("name") in offered and args is not None:
             calls.append(ToolCall(id=f"call_{i}", name=value["name"], arguments=args))
     return (tuple(calls), rest) if calls else ((), text)
+
+
+def _objects(text: str) -> list[Any]:
+    """The JSON objects ``text`` consists of (separated by whitespace or commas), or ``[]`` when it holds
+    anything else — the 0.5B model writes several calls in a row as bare objects."""
+    decoder, found, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i] in " \t\r\n,":
+            i += 1
+        if i >= len(text):
+            return found
+        if text[i] != "{":
+            return []
+        try:
+            value, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            return []
+        if not isinstance(value, dict) or "name" not in value:
+            return []
+        found.append(value)
