@@ -204,7 +204,8 @@ def test_killed_ingest_leaves_a_consistent_index(kb: Path) -> None:
 
     with Engine.open(settings) as engine:
         stored = engine.store.count()
-        assert 0 < stored < n
+        # text is written in groups of files and then embedded: the kill lands in either phase
+        assert 0 < stored <= n
         from groundsearch.types import SearchRequest
 
         for i in range(n):
@@ -216,7 +217,7 @@ def test_killed_ingest_leaves_a_consistent_index(kb: Path) -> None:
     resumed = json.loads(gs(kb, "ingest", "many", "--json", timeout=600).stdout)
     assert resumed["errors"] == [] and resumed["added"] + resumed["unchanged"] == n
     with Engine.open(settings) as engine:
-        assert engine.store.count() == n
+        assert engine.store.count() == n and engine.store.count_pending_vectors() == 0
 
 
 def test_ask_prints_cited_sentences_and_sources(kb: Path) -> None:

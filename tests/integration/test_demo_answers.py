@@ -170,3 +170,14 @@ def test_no_prose_sentence_is_a_bare_title_heading_table_row_or_code_line(demo_e
         head, _, rest = s.text.partition(": ")
         assert not (rest and _bare(rest) in labels), s.text
     assert "Recurring themes across these results" not in response.prose.text
+
+
+@pytest.mark.parametrize(("query", "low"), [
+    ("bar chart of papers per venue", False),  # best cosine 0.30: failed the gate before grounding
+    ("pie chart of releases by registry", False),
+    ("chart of my running times this month", True),  # off-topic aggregate: still flagged
+    ("table of the world cup winners by year", True),
+])
+def test_the_gate_passes_on_topic_aggregates_and_flags_off_topic_ones(demo_engine, query, low):
+    response = demo_engine.search(SearchRequest(query=query))
+    assert any(r.kind == "low-confidence" for r in response.structured_results) is low, response.diagnostics.plan

@@ -18,15 +18,16 @@ it fires on a dataset's own questions and on 40 off-topic ones (``evaluation/dat
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..types import EvidenceHit, GateVerdict, LegScore
+from ..types import CollectionSpec, EvidenceHit, GateVerdict, LegScore
 
-__all__ = ["CALIBRATED_THRESHOLDS", "GateCalibration", "GateOutcome", "best_cosine", "calibrate", "gate_meta_key",
-           "judge", "judge_legs", "parse_calibration", "threshold_for"]
+__all__ = ["AGGREGATE_FORMATS", "CALIBRATED_THRESHOLDS", "GateCalibration", "GateOutcome", "best_cosine", "calibrate",
+           "gate_meta_key", "grounded_aggregate", "judge", "judge_legs", "parse_calibration", "threshold_for"]
 
 GateOutcome = GateVerdict  # the name the normalizer and older callers use
 
@@ -34,7 +35,38 @@ GateOutcome = GateVerdict  # the name the normalizer and older callers use
 # gate fails 1 %), 40 off-topic questions' q95 0.364 (it fails 90 %); 0.35, the demo's value, splits them.
 CALIBRATED_THRESHOLDS: Mapping[str, float] = {"all-MiniLM-L6-v2": 0.35}
 
+# Formats answered from the stored records as a whole (counts, shares, rows): no single record needs to match.
+AGGREGATE_FORMATS = frozenset({"table", "chart", "timeline"})
+# Field types a request groups or lists by; text, date, url and id fields are named by every request alike.
+_GROUPING_TYPES = frozenset({"keyword", "list", "int"})
+_WORD = re.compile(r"[a-z]+")
 
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def grounded_aggregate(query: str, fmt: str, specs: Sequence[CollectionSpec]) -> tuple[str, str] | None:
+    """``(collection, word)`` when an aggregate request names a planned records collection or one of its
+    grouping fields; else None.
+
+    "pie of papers per venue" matches no single record, so its best cosine sits with off-topic text (0.18–0.34 on
+    the demo corpus), yet the stored data answers it. The caller only asks this of collections the request
+    itself resolved (intent domains or the request's own filter): "coffee sales by product at my cafe" names a
+    field of ``releases`` but resolves no domain, so it stays with the cosine gate.
+    """
+    if fmt not in AGGREGATE_FORMATS:
+        return None
+    words = {_stem(w) for w in _WORD.findall(query.lower())}
+    for spec in specs:
+        if spec.kind != "records":
+            continue
+        names = [spec.name, *(f.name for f in spec.fields
+                              if f.type in _GROUPING_TYPES and f.name not in (spec.id_field, spec.url_field))]
+        for name in names:
+            if any(_stem(part) in words for part in name.lower().split("_")):
+                return spec.name, name
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import RetrievalSettings, Settings
 from ..types import Fusion, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
-from .gate import threshold_for
+from .gate import grounded_aggregate, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
@@ -281,6 +281,14 @@ def plan_retrieval(
             gate = 0.0
             reasons.append(f"gate not judged: the request reads as {foreign[0]} (p {foreign[1]:.2f}), which "
                            f"{embedder_id.split('@')[0]} does not read")
+    if gate > 0 and request.threshold is None and (base.collections or intent.domains):
+        specs = [s for s in (settings.collection(c) for c in collections) if s is not None]
+        grounded = grounded_aggregate(query, intent.format, specs)
+        if grounded is not None:
+            # an aggregate is answered by the records as a whole; its cosine to any one record says nothing
+            gate = 0.0
+            reasons.append(f"gate passed by grounding: a {intent.format} request over {grounded[0]}, which the "
+                           f"request names ({grounded[1]!r}); the best cosine is not judged")
     retry = reformulate(intent, query) if gate > 0 else None
     if gate > 0:
         reasons.append(f"gate judges the fused top {r.gate_depth} before paging; "
