@@ -3,6 +3,9 @@ render, fallback, guard, degradation) and the known-fabrication case through the
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+
 from groundsearch.answer.auditor import MARKER
 from groundsearch.assistant.config import assistants_from
 from groundsearch.assistant.turn import WITHHELD, fold_chat, run_turn
@@ -190,3 +193,30 @@ def test_a_tool_call_cut_off_in_text_is_not_shown_as_the_reply(engine) -> None:
     engine.llm = ScriptedLLM([said('{"name": "ask_discovery_question", "arguments": {"signal": "product", "quest')])
     answer = turn(engine, "What did Atlas 2.0 add?")
     assert not answer["reply"].startswith("{") and "[" in answer["reply"]  # the extractive answer, cited
+
+
+class _MeteredScript(ScriptedLLM):
+    """A scripted model that charges the current meter as the real providers do (100 + 10 tokens a call)."""
+
+    def complete(self, messages, **kw):  # type: ignore[override]
+        from groundsearch.models import metering
+
+        done = dataclasses.replace(super().complete(messages, **kw), prompt_tokens=100, completion_tokens=10)
+        metering.charge(done)
+        return done
+
+
+def test_a_turn_leaves_one_telemetry_record_and_charges_every_model_call_to_chat(engine) -> None:
+    invented = "Atlas 2.0 added hybrid vector search [1]. Globex Corporation cut its search latency by 73% with it [1]."
+    engine.llm = _MeteredScript([said(invented), "Globex Corporation cut latency by 73%.",
+                                 "Globex Corporation saw 73% faster search."])
+    since = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)
+    question = "What did Atlas 2.0 add to the zyxwv plan?"
+    answer = turn(engine, question)
+    assert answer["audit"]["rerolls"] == 2
+    records = [r for r in engine.recorder.store.requests(since) if r.surface == "chat"]
+    assert len(records) == 1  # the dossier's own retrieval is part of the turn, not a second request
+    rec = records[0]
+    assert rec.usage["stages"]["chat"]["calls"] == 3  # the reply and both rerolls spend one budget
+    assert (rec.prompt_tokens, rec.completion_tokens) == (300, 30)
+    assert rec.query_text is None and "zyxwv" not in repr(rec)  # the query is kept only as a keyed hash

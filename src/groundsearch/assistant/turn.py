@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, LLMError, NotFound
 from ..models.base import ChatMessage, ToolCall
+from ..models.metering import Meter, metered
 from ..store.chat_base import StoredTurn
 from ..types import MAX_QUERY_CHARS, Event
 from .audit_adapter import audit_text
@@ -143,9 +144,23 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
 def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None, tenant: str = "",
              search_tenant: str | None = None, assistant: str | None = None) -> Iterator[Event]:
     """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
-    retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search."""
-    started = time.perf_counter()
+    retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
+
+    A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
+    unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
     text = _message(message)
+    events = _turn(engine, text, conversation_id=conversation_id, tenant=tenant, search_tenant=search_tenant,
+                   assistant=assistant)
+    if engine.recorder is None:
+        yield from events
+        return
+    yield from engine.recorder.observe(events, query=text, tenant=search_tenant, surface="chat",
+                                       request_id=uuid.uuid4().hex)
+
+
+def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str, search_tenant: str | None,
+          assistant: str | None) -> Iterator[Event]:
+    started = time.perf_counter()
     cid = _conversation_id(conversation_id)
     settings = engine.settings
     assistants = assistants_from(settings)
@@ -167,11 +182,13 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     first_token_ms = None
     rule_handoff = handoff_decision(current, dossier, {n: a.topics for n, a in assistants.items()})
     degraded: list[str] = []
+    meter = Meter(settings.llm.request_token_budget, settings.llm.prices)
     if not dossier.grounded:
         out.text, out.mode = current.fallback_text, "fallback"
     elif engine.llm is not None:
         try:
-            out.withheld = _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
+            with metered(meter, "chat"):
+                out.withheld = _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
                 out = _Reply()
@@ -201,8 +218,9 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
-                       url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
+    with metered(meter, "chat"):  # the auditor's rerolls are model calls of this turn
+        audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
+                           url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
     if out.mode == "llm" and echoes(final, out.withheld, _allowed(dossier, text)):
         # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds
@@ -235,7 +253,9 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     yield Event("complete", {"conversation_id": cid, "turn": new_state["turns"], "assistant": saved.assistant,
                              "first_token_ms": first_token_ms,
                              "total_latency_ms": round((time.perf_counter() - started) * 1000, 2),
-                             "degraded": degraded})
+                             "degraded": degraded,
+                             "diagnostics": {"degraded": degraded, "usage": meter.usage(),
+                                             "latency_ms": {"first_token": first_token_ms}}})
 
 
 def fold_chat(events: Iterable[Event]) -> dict[str, Any]:
