@@ -20,7 +20,7 @@ from ...assistant.turn import fold_chat, forget, history, run_turn
 from ...types import MAX_QUERY_CHARS
 from .auth import Principal
 from .deps import requires, state
-from .sse import first_event, sse_events
+from .sse import first_event, sse_events, stream_responses
 
 __all__ = ["router"]
 
@@ -42,7 +42,12 @@ def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
                     search_tenant=who.tenant, assistant=body.assistant)
 
 
-@router.post("/chat")
+_CHAT_RESPONSES = stream_responses(
+    "The turn as JSON, or with `stream=true` a `text/event-stream`: the dossier's search stages, then `dossier`, "
+    "`discovery`, `handoff`, `audit`, `reply` and `complete {conversation_id}`.")
+
+
+@router.post("/chat", responses=_CHAT_RESPONSES)
 async def chat(request: Request, body: ChatBody, stream: bool = False,
                who: Principal = Depends(requires("viewer", "search"))) -> Any:
     """One turn: dossier, reply (LLM with tools, or offline), audit, persisted. `?stream=true`: SSE with the

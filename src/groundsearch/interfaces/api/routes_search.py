@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -11,32 +11,20 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
-from ...types import MAX_QUERY_CHARS, EventName, Profile, SearchResponse
+from ...types import MAX_QUERY_CHARS, Profile, SearchResponse
 from .auth import Principal
 from .deps import requires, state
 from .models import PREVIEW_MAX, CacheClearOut, HealthOut, PreviewItem, PreviewOut, SearchBody, SuggestionsOut, clamp
-from .sse import first_event, sse_events
+from .sse import first_event, sse_events, stream_responses
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api")
 
-_SEARCH_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The search response as JSON, or with `stream=true` a `text/event-stream` of stage events "
-                       "(`intent`, `plan`, `keyword`, `vector`, `results`, `table`, `chart`, `timeline`, `graph`, "
-                       "`unsupported-format`, `low-confidence`, `prose`, `error`) ending with "
-                       "`complete {total_latency_ms}`.",
-        "content": {"text/event-stream": {"schema": {
-            "description": "one Server-Sent Event; `data` is a JSON object",
-            "type": "object",
-            "required": ["event", "data"],
-            "properties": {"event": {"type": "string", "enum": list(get_args(EventName))},
-                           "data": {"type": "string", "contentMediaType": "application/json"},
-                           "id": {"type": "string"}},
-        }}},
-    },
-}
+_SEARCH_RESPONSES = stream_responses(
+    "The search response as JSON, or with `stream=true` a `text/event-stream` of stage events "
+    "(`intent`, `plan`, `keyword`, `vector`, `results`, `table`, `chart`, `timeline`, `graph`, "
+    "`unsupported-format`, `low-confidence`, `prose`, `error`) ending with `complete {total_latency_ms}`.")
 StreamFlag = Annotated[bool, Query(description="answer with Server-Sent Events instead of JSON")]
 
 

@@ -13,17 +13,29 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 
 from ...errors import GroundsearchError
 from ...store.index_check import is_panic
-from ...types import Event
+from ...types import Event, EventName
 
-__all__ = ["first_event", "sse_events"]
+__all__ = ["first_event", "sse_events", "stream_responses"]
 
 log = logging.getLogger("groundsearch.api")
+
+
+def stream_responses(description: str) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for a route that answers JSON or, with ``stream=true``, ``text/event-stream``."""
+    return {200: {"description": description, "content": {"text/event-stream": {"schema": {
+        "description": "one Server-Sent Event; `data` is a JSON object",
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {"event": {"type": "string", "enum": list(get_args(EventName))},
+                       "data": {"type": "string", "contentMediaType": "application/json"},
+                       "id": {"type": "string"}},
+    }}}}}
 
 
 def _dumps(data: Any) -> str:
