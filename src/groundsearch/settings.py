@@ -217,6 +217,9 @@ class ChatSettings(_Frozen):
     prompt_turns: int = Field(default=2, ge=0, le=50)  # earlier turns the LLM sees
     sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
     max_tokens: int = Field(default=200, ge=16)
+    # Tokens one turn may spend: the reply and up to two auditor rerolls each carry the dossier prompt
+    # (~1,400 tokens on Qwen's template), so search's per-request budget (llm.request_token_budget) is too small.
+    token_budget: int = Field(default=8000, ge=64)
     # Render tools offered to the model; every one costs prompt tokens on each turn (all five: ~400 on Qwen's
     # template), which a CPU model pays in seconds. The offline assistant always draws evidence cards.
     render_tools: tuple[str, ...] = ("render_evidence_card", "render_recommendation")

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, LLMError, NotFound
+from ..answer.safety import sentence_flags
 from ..models.base import ChatMessage, ToolCall
 from ..models.metering import Meter, metered
 from ..store.chat_base import StoredTurn
@@ -84,7 +85,17 @@ def _allowed(dossier: Dossier, text: str) -> str:
 
 
 def _offline_text(dossier: Dossier) -> str:
-    return " ".join(f"{s['text']}" + "".join(f" [{n}]" for n in s["citations"]) for s in dossier.answer[:3])
+    # A sentence of a source paragraph that gives the reader instructions is evidence of an injection, not an
+    # answer to quote: the offline reply drops it as the model's view withholds the paragraph.
+    withheld = [" ".join(p.split()) for src in dossier.sources for p in withhold_instructions(str(src["text"]))[1]]
+
+    def injected(text: str) -> bool:
+        flat = " ".join(text.split())
+        return (any(not f.startswith("link to ") for f in sentence_flags(text))
+                or any(len(flat) > 12 and flat in p for p in withheld))
+
+    safe = [s for s in dossier.answer if not injected(s["text"])]
+    return " ".join(f"{s['text']}" + "".join(f" [{n}]" for n in s["citations"]) for s in safe[:3])
 
 
 class _Reply:
@@ -182,7 +193,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     first_token_ms = None
     rule_handoff = handoff_decision(current, dossier, {n: a.topics for n, a in assistants.items()})
     degraded: list[str] = []
-    meter = Meter(settings.llm.request_token_budget, settings.llm.prices)
+    meter = Meter(settings.chat.token_budget, settings.llm.prices)
     if not dossier.grounded:
         out.text, out.mode = current.fallback_text, "fallback"
     elif engine.llm is not None:
