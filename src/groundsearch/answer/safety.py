@@ -24,7 +24,7 @@ from tld import get_fld
 
 from ..types import VERIFIED_MEANS, EvidenceHit
 
-__all__ = ["VERIFIED_MEANS", "WITHHELD_MARKER", "hit_flags", "result_link", "sentence_flags", "withholds"]
+__all__ = ["VERIFIED_MEANS", "WITHHELD_MARKER", "acts_on_reader", "hit_flags", "result_link", "sentence_flags", "withholds"]
 
 WITHHELD_MARKER = "[withheld: the source asks the reader to act here ({why}); open the source to judge it yourself]"
 
@@ -93,11 +93,15 @@ def sentence_flags(text: str, source_urls: str | Sequence[str | None] | None = (
     return tuple(dict.fromkeys(flags))
 
 
+def acts_on_reader(flags: Sequence[str]) -> bool:
+    """True when a flag is more than an off-domain link: a credential prompt or an instruction to the reader."""
+    return any(not f.startswith("link to ") for f in flags)
+
+
 def withholds(flags: Sequence[str], text: str) -> bool:
     """A prompt or instruction that comes with a link is the whole phishing move: withhold the sentence. Without a
     link (or with only an off-domain link) it is shown, flagged and unverified, so the reader can still judge it."""
-    acting = any(not f.startswith("link to ") for f in flags)
-    return acting and bool(_URL.search(text))
+    return acts_on_reader(flags) and bool(_URL.search(text))
 
 
 def hit_flags(hit: EvidenceHit) -> tuple[str, ...]:
@@ -109,6 +113,6 @@ def result_link(hit: EvidenceHit, flags: Sequence[str] | None = None) -> str | N
     """The hit's address as the result link, unless its passage prompts for credentials or instructs the reader:
     then the address is the one thing the page wants clicked, so it is not offered."""
     flags = hit_flags(hit) if flags is None else flags
-    if any(not f.startswith("link to ") for f in flags):
+    if acts_on_reader(flags):
         return None
     return hit.item.url

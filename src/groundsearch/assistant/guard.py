@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..answer.safety import sentence_flags
+from ..answer.safety import acts_on_reader, sentence_flags
 
 __all__ = ["WITHHELD_SOURCE", "echoes", "leaks", "repeats", "withhold_instructions"]
 
@@ -40,7 +40,7 @@ def withhold_instructions(text: str) -> tuple[str, list[str]]:
     """``(text with flagged paragraphs replaced by WITHHELD_SOURCE, the paragraphs withheld)``."""
     kept, withheld = [], []
     for paragraph in _PARAGRAPH.split(text):
-        if any(not f.startswith("link to ") for f in sentence_flags(paragraph)):
+        if acts_on_reader(sentence_flags(paragraph)):
             withheld.append(paragraph)
             kept.append(WITHHELD_SOURCE)
         else:

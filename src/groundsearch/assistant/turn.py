@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, LLMError, NotFound
-from ..answer.safety import sentence_flags
+from ..answer.safety import acts_on_reader, sentence_flags
 from ..models.base import ChatMessage, ToolCall
 from ..models.metering import Meter, metered
 from ..store.chat_base import StoredTurn
@@ -91,7 +91,7 @@ def _offline_text(dossier: Dossier) -> str:
 
     def injected(text: str) -> bool:
         flat = " ".join(text.split())
-        return (any(not f.startswith("link to ") for f in sentence_flags(text))
+        return (acts_on_reader(sentence_flags(text))
                 or any(len(flat) > 12 and flat in p for p in withheld))
 
     safe = [s for s in dossier.answer if not injected(s["text"])]
