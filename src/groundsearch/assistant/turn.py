@@ -21,7 +21,7 @@ from ..answer.safety import acts_on_reader, sentence_flags
 from ..errors import InvalidInput, LLMError, NotFound
 from ..models.base import ChatMessage, Completion, StreamingLLM, ToolCall
 from ..models.metering import Meter, metered
-from ..store.chat_base import StoredTurn
+from ..store.chat_base import ALL_TENANTS_SCOPE, StoredTurn
 from ..types import MAX_QUERY_CHARS, Event
 from .audit_adapter import ParagraphAuditor, audit_text
 from .config import Assistant, assistants_from
@@ -41,7 +41,7 @@ from .tools import (
 if TYPE_CHECKING:
     from ..engine import Engine
 
-__all__ = ["WITHHELD", "fold_chat", "forget", "history", "run_turn"]
+__all__ = ["ALL_TENANTS_SCOPE", "WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
@@ -197,10 +197,13 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
              search_tenant: str | None = None, assistant: str | None = None) -> Iterator[Event]:
     """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
     retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
+    A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` whatever ``tenant`` says: it holds
+    every tenant's text, so it must not be readable by the default tenant (``conversation_scope``).
 
     A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
     unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
     text = _message(message)
+    tenant = ALL_TENANTS_SCOPE if search_tenant is None else tenant
     events = _turn(engine, text, conversation_id=conversation_id, tenant=tenant, search_tenant=search_tenant,
                    assistant=assistant)
     if engine.recorder is None:
