@@ -12,6 +12,7 @@ from groundsearch.assistant.streaming import paragraphs, visible
 from groundsearch.assistant.turn import fold_chat, run_turn
 from groundsearch.models.base import Completion, StreamingLLM
 from groundsearch.models.fake import ScriptedLLM
+from groundsearch.store.chat_base import ALL_TENANTS_SCOPE
 
 from .test_turn import PLANTED, said
 
@@ -53,7 +54,7 @@ def test_the_fold_and_the_stored_turn_carry_the_whole_audit(engine) -> None:
     answer = fold_chat(run_turn(engine, "What did Atlas 2.0 add?", conversation_id="streamed"))
     assert answer["reply"] == GROUNDED + "\n\n" + MARKER
     assert answer["audit"]["marked"] == 1 and len(answer["audit"]["units"]) == 2
-    stored = engine.conversations.turns("", "streamed")[-1]
+    stored = engine.conversations.turns(ALL_TENANTS_SCOPE, "streamed")[-1]  # search_tenant None: every tenant
     assert stored.reply == answer["reply"] and stored.audit["marked"] == 1
 
 
