@@ -44,15 +44,18 @@ def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
 
 
 _CHAT_RESPONSES = stream_responses(
-    "The turn as JSON, or with `stream=true` a `text/event-stream`: the dossier's search stages, then `dossier`, "
-    "`discovery`, `handoff`, `audit`, `reply` and `complete {conversation_id}`.")
+    "The turn as JSON, or with `stream=true` a `text/event-stream`: the dossier's search stages, then `dossier`; "
+    "with a streaming model `token` events as it writes and one `audit {paragraph, text, replaced}` per paragraph "
+    "as each is complete and audited; `discovery`, `handoff`, `reply` (the whole audited reply and its `audit`) "
+    "and `complete {conversation_id}`. Offline: one whole-reply `audit`.")
 
 
 @router.post("/chat", responses=_CHAT_RESPONSES)
 async def chat(request: Request, body: ChatBody, stream: bool = False,
                who: Principal = Depends(requires("viewer", "search"))) -> Any:
     """One turn: dossier, reply (LLM with tools, or offline), audit, persisted. `?stream=true`: SSE with the
-    search stages, then `dossier`, `discovery`, `handoff`, `audit`, `reply`, `complete {conversation_id}`."""
+    search stages, then `dossier`, `token`s and per-paragraph `audit`s (streaming model), `discovery`,
+    `handoff`, `reply`, `complete {conversation_id}`."""
     engine = state(request).engine
     if not stream:
         return await run_in_threadpool(lambda: fold_chat(_turn(engine, body, who)))
