@@ -53,3 +53,24 @@ def test_attack_a_viewer_key_cannot_mint_the_operator_conversation_scope(server:
     operator = server.client(server.key("admin", "", all_tenants=True))
     r = operator.post("/api/keys", json={"role": "viewer", "tenant": ALL_TENANTS_SCOPE})
     assert r.status_code == 400, r.text
+
+
+def test_attack_the_operators_searches_are_not_the_default_tenants_popular_topics(server: Server) -> None:
+    """The operator searches across every tenant; its searches must not be counted as the default tenant's.
+    Before the fix they were recorded under ``''`` (``tenant or ""``), so what the operator looked for — here
+    'quillback', a name in the default tenant's corpus too — led the default tenant's popular topics."""
+    if server.engine.recorder is None:
+        import pytest
+
+        pytest.skip("telemetry is off in this configuration")
+    editor = server.client(server.key("editor", ""))
+    assert upload(editor, "fish.md", "# Fish of the reef\n\nDivers meet Quillback and Lingcod on the reef. "
+                                     "Divers log Quillback and Lingcod at dawn.\n").status_code == 200
+    operator = server.client(server.key("admin", "", all_tenants=True))
+    for _ in range(5):
+        assert operator.post("/api/search", json={"query": "quillback"}).status_code == 200
+    viewer = server.client(server.key("viewer", ""))
+    assert viewer.post("/api/search", json={"query": "lingcod"}).status_code == 200
+    popular = viewer.get("/api/search/suggestions", params={"limit": 10})
+    assert popular.status_code == 200
+    assert popular.json()["suggestions"] == ["lingcod"]  # the default tenant's own searches, not the operator's
