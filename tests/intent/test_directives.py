@@ -163,3 +163,26 @@ def test_a_timeline_word_followed_by_a_when_question_asks_for_a_date():
     assert d("when did LLaMA come out? show a timeline").format == "timeline"
     assert d("what happened when, for the reranking papers? timeline please").format == "timeline"
     assert d("timeline of the LLaMA papers").format == "timeline"
+
+
+def test_a_timeline_for_doing_something_is_a_schedule_unless_a_verb_asks_for_one():
+    assert d("the timeline for deprecating the v2 endpoints").format == "default"
+    assert d("what's the timeline for removing the old config keys").format == "default"
+    assert d("make a timeline for tracking the agent releases").format == "timeline"
+    assert d("the timeline of the reranker releases").format == "timeline"
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        ("stell die neuen Releases tabellarisch dar", "table"),
+        ("stellt die SIGIR-Paper als Zeitleiste dar", "timeline"),
+        ("liste die Agent-Releases tabellarisch auf", "table"),
+        ("fass die RAG-Paper tabellarisch zusammen", "table"),
+        ("stell die Releases pro Monat grafisch dar", "chart"),
+        ("Paper über grafisch ontwerp", "default"),
+    ],
+)
+def test_german_verbs_split_around_their_object_put_the_format_word_to_use(query, fmt):
+    got = d(query)
+    assert got.format == fmt and got.sure

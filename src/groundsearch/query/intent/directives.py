@@ -47,7 +47,13 @@ _DIRECTIVE_VERBS = frozenset(
     montre montrez fais donne cree dessine affiche veux zeig zeige zeigen mach erstelle gib stelle zeichne
     mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
     geef laat wil""".split()
-)
+) | frozenset(
+    # German verbs split around their object ("stell die Paper tabellarisch dar", "liste … auf", "fass …
+    # zusammen"): the stem opens the clause, so its du, ihr, Sie and infinitive forms are what the reader sees.
+    f"{stem}{ending}" for stem in "stell zeig erstell mach list fass ordn bereit visualisier".split()
+    for ending in ("", "e", "t", "en", "et")
+) | frozenset(("zeichnet", "zeichnen"))
+FUZZY_MEMO = 50_000  # distinct words whose typo reading is kept (a few MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
 _PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
@@ -84,6 +90,8 @@ _OVER_TIME = re.compile(
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
 _CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
+# "the timeline for deprecating v1" asks for a schedule (a date question), "timeline of the releases" for one.
+_SCHEDULE = re.compile(r"^(?:the |a |what(?:'s| is) the )?(?:timeline|time line) for \w+ing\b")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|leaderboard|most \w+|biggest|largest)\b")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
@@ -152,6 +160,7 @@ class _Index:
             if len(word) >= 5:
                 for v in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
                     self.deletes.setdefault(v, set()).add(word)
+        self._fuzzy_memo: dict[str, str | None] = {}
         self.negations = tuple(sorted((tuple(n.split()) for n in lx.NEGATIONS), key=len, reverse=True))
         self.contrasts = frozenset(lx.CONTRASTS)
         self.paraphrases = {
@@ -160,6 +169,19 @@ class _Index:
         }
 
     def fuzzy(self, word: str) -> str | None:
+        # Tier 1 spends most of its time here (every token and token pair the lexicon misses), and a
+        # request's words recur across requests; the lexicon never changes, so a bounded memo is exact.
+        try:
+            return self._fuzzy_memo[word]
+        except KeyError:
+            pass
+        kind = self._fuzzy(word)
+        if len(self._fuzzy_memo) >= FUZZY_MEMO:
+            self._fuzzy_memo.clear()
+        self._fuzzy_memo[word] = kind
+        return kind
+
+    def _fuzzy(self, word: str) -> str | None:
         if len(word) < 4 or word in lx.REAL_WORDS or "'" in word:
             return None
         if len(word) == 4:  # only a dropped letter of a five-letter word: "tabl", "chrt", "grph"
@@ -386,7 +408,7 @@ def read_directive(query: str) -> Directive:
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
         chosen = _choose(used + bare)
-        if chosen.kind == "timeline" and _asks_when(chosen, folded):
+        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.match(folded)):
             # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):

@@ -59,7 +59,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "diagramm", "diagramme", "grafik", "schaubild",
         "grafico", "graficos", "diagrama",
         "grafico", "grafici", "diagramma", "diagrammi",
-        "grafiek", "grafieken", "diagram",
+        "grafiek", "grafieken", "diagram", "grafisch", "graphisch",
         "图表", "グラフ", "チャート", "図",
     ),
     "chart:bar": (
@@ -222,7 +222,7 @@ MENTIONS: tuple[str, ...] = (
     "graph result", "result type", "chart type", "table type", "chart subtype", "chart kind",
     "chart understanding", "chart question answering", "chart recognition", "table question answering",
     "table to text", "tabular data", "tabular transformers", "tabular transformer", "scatter gather",
-    "waterfall model", "funnel analysis", "box embeddings", "charting library", "charting libraries",
+    "waterfall model", "funnel analysis", "graphic design", "grafisch ontwerp", "grafikdesign", "box embeddings", "charting library", "charting libraries",
     "图神经网络", "グラフニューラルネットワーク", "図書",
 )
 
