@@ -15,6 +15,7 @@ from .errors import ConfigError, NotFound
 from .models.base import LLM, Embedder, Reranker
 from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
 from .query.filters import request_filter, visible_under
+from .query.judge import judge_for
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
@@ -55,7 +56,8 @@ class Engine:
         self.reranker = reranker
         self.recorder = telemetry_recorder(settings, store, telemetry)
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
-                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
+                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None,
+                                   judge=judge_for(embedder))
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
