@@ -249,6 +249,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                                                      by_paragraph)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
+                first_token_at = None  # what streamed is replaced: the answer's text exists only now
                 out = _Reply()
                 out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
         except LLMError as exc:
