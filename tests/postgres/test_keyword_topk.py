@@ -49,9 +49,10 @@ def writes(rng: np.random.Generator, start: int, n: int, *, min_len: int, max_le
 
 @pytest.fixture(autouse=True)
 def shallow_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start rounds at depth 8 so a corpus this small exercises stopping early and growing the depth, not
-    just lists read to their end in the first round."""
+    """Sample 8 postings a term and read only lists of ≤ 40 whole, so a corpus this small exercises the
+    pruning paths rather than lists read to their end."""
     monkeypatch.setattr(pg_keyword, "FIRST_DEPTH", 8)
+    monkeypatch.setattr(pg_keyword, "SHORT_LIST", 40)  # else every list of this corpus would be read whole
 
 
 @pytest.fixture(scope="module")
@@ -178,15 +179,16 @@ def test_every_path_is_taken_and_exact(store) -> None:
     """The hypothesis test covers pages; this pins that each way the leg can go actually occurs on this
     corpus (so none of them is dead code the oracle comparison never reached)."""
     s, dsn, _ = store
-    cases = {"sample": ("w110 w115", SearchFilter(), 40), "required": ("w0 w1", SearchFilter(), 11),
-             "maxscore": ("w30 w31 w32 w33 w34", SearchFilter(), 11),
-             "exhaustive": ("w0 w1 w7", SearchFilter(statuses=("draft",)), 40)}
-    seen = {}
-    for path, (q, f, need) in cases.items():
+    cases = [("w110 w115", SearchFilter(), 40), ("w0 w1", SearchFilter(), 11), ("w0 w110", SearchFilter(), 11),
+             ("w100 w105 w110 w115", SearchFilter(), 11),
+             ("w0 w1 w7", SearchFilter(statuses=("draft",)), 40)]
+    cases += [(" ".join(f"w{j}" for j in range(i, i + n)), SearchFilter(), 11) for n in (3, 4, 5) for i in (20, 30, 40)]
+    seen = set()
+    for q, f, need in cases:
         rows, did = traced(dsn, q, f, need)
-        seen[path] = did["path"]
+        seen.add(did["path"])
         assert_same_rows(rows, oracle(dsn, q, f, need, 0))
-    assert seen == {p: p for p in cases}, seen
+    assert seen == {"sample", "required", "maxscore", "exhaustive", "short lists"}, seen
 
 
 def test_a_delete_between_threshold_and_candidates_cannot_shorten_the_page(postgres_database, monkeypatch) -> None:

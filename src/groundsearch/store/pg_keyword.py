@@ -5,8 +5,8 @@ document frequencies — a common word's list is most of the corpus. Each term's
 B-tree on ``(term, impact DESC)``, where ``impact`` bounds the posting's BM25 term factor (see below), and
 the leg prunes with two statements:
 
-1. **Threshold.** Score *exactly* (all query terms, filter applied) the chunks of the ``m`` best postings of
-   each term; the ``need``-th best score ``θ`` is a lower bound of the page's last score, because those
+1. **Threshold.** Read the ``m`` best postings of each term from the impact index; score *exactly* (all
+   query terms, filter applied) the ``2 · need`` chunks with the highest impact sum among them; the ``need``-th best score ``θ`` is a lower bound of the page's last score, because those
    chunks are real filtered matches. The same statement returns each term's df, idf and largest impact,
    hence an upper bound ``ub_t`` of what term ``t`` can add to any chunk's score.
 2. **Candidates.** A chunk scoring ``≥ θ`` gains ``≥ τ_t = θ - Σ_{u≠t} ub_u`` from every term ``t``:
@@ -37,10 +37,14 @@ import psycopg
 from .pg_filters import Compiled
 from .text import BM25_B, BM25_K1
 
-__all__ = ["FIRST_DEPTH", "GENERATOR_SPREAD", "exhaustive_keyword_sql", "impact", "keyword_top",
+__all__ = ["FIRST_DEPTH", "GENERATOR_SPREAD", "SHORT_LIST", "exhaustive_keyword_sql", "impact", "keyword_top",
            "refresh_impacts", "term_df_deltas"]
 
-FIRST_DEPTH = 128  # postings per term sampled for the threshold (raised to the page size when larger)
+# Postings per term read for the threshold (at least the page size). Reading them costs little (the impact
+# index alone); of the chunks they name, the 2 × page size with the highest bound on the index are scored
+# exactly, a probe per query term each: chunks high in several lists are the likely page.
+FIRST_DEPTH = 1024
+SHORT_LIST = 2048  # a list this short is read whole: as cheap as bounding it, and it never needs a cut
 # A required term longer than this many times the rarest required one is checked by probing its postings for
 # the candidates instead of reading its list prefix: a probe costs about as much as a few sequential postings.
 GENERATOR_SPREAD = 4
@@ -104,9 +108,12 @@ def _threshold_sql(where: Compiled) -> str:
     """Step 1; placeholders ``terms``, ``m``, ``need``, ``k1``, ``b`` plus the filter's."""
     return _STATS + """
 , cand AS MATERIALIZED (
-    SELECT DISTINCT x.chunk_pk FROM q CROSS JOIN LATERAL (
-        SELECT p.chunk_pk FROM postings p WHERE p.term = q.term ORDER BY p.impact DESC LIMIT %(m)s
+    SELECT x.chunk_pk FROM q CROSS JOIN LATERAL (
+        SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = q.term ORDER BY p.impact DESC LIMIT %(m)s
     ) x
+    GROUP BY x.chunk_pk
+    ORDER BY sum(q.idf * x.impact) DESC, x.chunk_pk
+    LIMIT %(scored)s
 )""" + _scored_page(where) + """
 SELECT
     (SELECT COALESCE(array_agg(q.term ORDER BY q.term), '{}') FROM q),
@@ -120,10 +127,17 @@ SELECT
 
 
 def _candidates_sql(where: Compiled) -> str:
-    """Step 2; placeholders of step 1 plus ``gterms``/``gcuts``/``gw`` (lists read, the impact each prefix
-    stops at, each term's score per unit impact), ``must`` (lists a candidate must be in) and ``rest``."""
+    """Step 2; placeholders of step 1 plus ``sterms``/``sw``/``srest`` (short lists read whole, each term's
+    score per unit impact, the bound a chunk must reach from them) and ``gterms``/``gcuts``/``gw`` (long
+    lists read, the impact each prefix stops at), ``must`` (long lists a chunk must be in) and ``rest``."""
     return _STATS + """
 , cand AS MATERIALIZED (
+    SELECT x.chunk_pk
+    FROM unnest(%(sterms)s::text[], %(sw)s::float8[]) AS g(term, w)
+    CROSS JOIN LATERAL (SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = g.term) x
+    GROUP BY x.chunk_pk
+    HAVING sum(g.w * x.impact) >= %(srest)s
+    UNION
     SELECT x.chunk_pk
     FROM unnest(%(gterms)s::text[], %(gcuts)s::float8[], %(gw)s::float8[]) AS g(term, cut, w)
     CROSS JOIN LATERAL (
@@ -156,9 +170,9 @@ def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, nee
     # 3,366 heap blocks for 265 rows). Without bitmap scans it walks (term, impact DESC) and stops at m.
     conn.execute("SET LOCAL enable_bitmapscan = off")
     names, stats, avglen, ref, keys, scores = conn.execute(  # type: ignore[misc]
-        _threshold_sql(where).encode(), {**base, "m": m}).fetchone()
+        _threshold_sql(where).encode(), {**base, "m": m, "scored": 2 * need}).fetchone()
     sample = [(int(k), float(s)) for k, s in zip(keys, scores)]
-    if not stats or max(df for df, _, _ in stats) <= m:  # every list read to its end: all matches scored
+    if not stats or sum(df for df, _, _ in stats) <= min(m, 2 * need):  # every match was sampled and scored
         _note(trace, "sample", candidates=None)
         return sample
     if len(sample) < need:  # the sample's chunks mostly miss the filter: no threshold to prune with
@@ -167,28 +181,36 @@ def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, nee
     drift = max(1.0, avglen / ref)
     weight = [idf * (BM25_K1 + 1) * drift for _, idf, _ in stats]
     ub = [w * top for w, (_, _, top) in zip(weight, stats)]
-    tau = [theta - (sum(ub) - u) for u in ub]
-    required = sorted((i for i, t in enumerate(tau) if t > 0), key=lambda i: stats[i][0])
+    short = [i for i, (df, _, _) in enumerate(stats) if df <= SHORT_LIST]
+    long = [i for i in range(len(stats)) if i not in short]
+    # A page chunk holding a short-list term is in that (whole) list; one holding none scores from the long
+    # lists alone, so their bounds are set against each other only.
+    tau = {i: theta - sum(ub[u] for u in long if u != i) for i in long}
+    required = sorted((i for i in long if tau[i] > 0), key=lambda i: stats[i][0])
     if required:
-        rarest = stats[required[0]][0]
-        readers = [i for i in required if stats[i][0] <= GENERATOR_SPREAD * rarest]
+        path = "required"
+        readers = [i for i in required if stats[i][0] <= GENERATOR_SPREAD * stats[required[0]][0]]
         must = len(readers)
     else:
-        readers, below = [], 0.0
-        for i in sorted(range(len(ub)), key=lambda i: ub[i]):
+        path, readers, below = "maxscore", [], 0.0
+        for i in sorted(long, key=lambda i: ub[i]):
             if readers or below + ub[i] >= theta:
                 readers.append(i)
             else:
                 below += ub[i]
         must = 1
-        if len(readers) == len(stats):  # nothing to prune: every list is needed whole
+        if long and len(readers) == len(long):  # nothing to prune: every list is needed whole
             return _exhaustive(conn, terms, where, need, trace)
-    rest = theta - sum(u for i, u in enumerate(ub) if i not in readers)
+    if not long:
+        path = "short lists"
     cuts = [max(0.0, tau[i]) / weight[i] * (1 - _SLACK) for i in readers]
-    params = {**base, "gterms": [names[i] for i in readers], "gcuts": cuts,
-              "gw": [weight[i] for i in readers], "must": must, "rest": rest - _SLACK * abs(theta)}
+    slack = _SLACK * abs(theta)
+    params = {**base, "sterms": [names[i] for i in short], "sw": [weight[i] for i in short],
+              "srest": theta - sum(ub[i] for i in long) - slack,
+              "gterms": [names[i] for i in readers], "gcuts": cuts, "gw": [weight[i] for i in readers],
+              "must": must, "rest": theta - sum(ub[i] for i in long if i not in readers) - slack}
     n_cand, keys, scores = conn.execute(_candidates_sql(where).encode(), params).fetchone()  # type: ignore[misc]
-    _note(trace, "required" if required else "maxscore", theta=theta, lists=params["gterms"], cuts=cuts,
+    _note(trace, path, theta=theta, whole=params["sterms"], lists=params["gterms"], cuts=cuts,
           candidates=int(n_cand))
     return [(int(k), float(s)) for k, s in zip(keys, scores)]
 
