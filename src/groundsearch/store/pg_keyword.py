@@ -41,9 +41,13 @@ __all__ = ["FIRST_DEPTH", "GENERATOR_SPREAD", "SHORT_LIST", "exhaustive_keyword_
            "refresh_impacts", "term_df_deltas"]
 
 # Postings per term read for the threshold (at least the page size). Reading them costs little (the impact
-# index alone); of the chunks they name, the 2 × page size with the highest bound on the index are scored
-# exactly, a probe per query term each: chunks high in several lists are the likely page.
-FIRST_DEPTH = 1024
+# index alone); of the chunks they name, the SAMPLE_SCORED × page size with the highest bound on the index
+# are scored exactly, a probe per query term each: chunks high in several lists are the likely page. At 100k
+# chunks, 1,024 and 2× left the threshold of four common terms at 2.54 against the page's true 3.76 (22,785
+# candidates); 4,096 and 4× reached 3.75 (188). Over 60 queries, alternating, load 30: p50 / p95 146 / 1,045 ms
+# (1,024, 2×), 174 / 829 (2,048, 3×), 213 / 708 (4,096, 4×) — the sample's cost against the long tail.
+FIRST_DEPTH = 4096
+SAMPLE_SCORED = 4
 SHORT_LIST = 2048  # a list this short is read whole: as cheap as bounding it, and it never needs a cut
 # A required term longer than this many times the rarest required one is checked by probing its postings for
 # the candidates instead of reading its list prefix: a probe costs about as much as a few sequential postings.
@@ -80,8 +84,9 @@ WITH st AS (
 )"""
 
 
-def _scored_page(where: Compiled) -> str:
-    """Exact scores of ``cand``'s chunks over every query term (primary-key probes), filtered, best first."""
+def _scored_page(where: Compiled, floor: str = "") -> str:
+    """Exact scores of ``cand``'s chunks over every query term (primary-key probes), filtered, best first;
+    ``floor`` is a condition on ``s.score`` that spares the filter's joins for chunks below the threshold."""
     return f"""
 , scored AS MATERIALIZED (
     SELECT p.chunk_pk, sum(
@@ -104,7 +109,7 @@ def _scored_page(where: Compiled) -> str:
     FROM scored s
     JOIN chunks c ON c.pk = s.chunk_pk
     JOIN items i ON i.id = c.item_id
-    WHERE {where.sql}
+    WHERE {floor}({where.sql})
     ORDER BY s.score DESC, s.chunk_pk
     LIMIT %(need)s
 )"""
@@ -151,7 +156,7 @@ def _candidates_sql(where: Compiled) -> str:
     ) x
     GROUP BY x.chunk_pk
     HAVING count(*) >= %(must)s AND sum(g.w * x.impact) >= %(rest)s
-)""" + _scored_page(where) + """
+)""" + _scored_page(where, "s.score >= %(theta)s AND ") + """
 SELECT
     (SELECT count(*) FROM cand),
     (SELECT COALESCE(array_agg(chunk_pk ORDER BY score DESC, chunk_pk), '{}') FROM page),
@@ -176,9 +181,9 @@ def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, nee
     # 3,366 heap blocks for 265 rows). Without bitmap scans it walks (term, impact DESC) and stops at m.
     conn.execute("SET LOCAL enable_bitmapscan = off")
     names, stats, avglen, ref, keys, scores = conn.execute(  # type: ignore[misc]
-        _threshold_sql(where).encode(), {**base, "m": m, "scored": 2 * need}).fetchone()
+        _threshold_sql(where).encode(), {**base, "m": m, "scored": SAMPLE_SCORED * need}).fetchone()
     sample = [(int(k), float(s)) for k, s in zip(keys, scores)]
-    if not stats or sum(df for df, _, _ in stats) <= min(m, 2 * need):  # every match was sampled and scored
+    if not stats or sum(df for df, _, _ in stats) <= min(m, SAMPLE_SCORED * need):  # every match was sampled and scored
         _note(trace, "sample", candidates=None)
         return sample
     if len(sample) < need:  # the sample's chunks mostly miss the filter: no threshold to prune with
@@ -214,7 +219,8 @@ def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, nee
     params = {**base, "sterms": [names[i] for i in short], "sw": [weight[i] for i in short],
               "srest": theta - sum(ub[i] for i in long) - slack,
               "gterms": [names[i] for i in readers], "gcuts": cuts, "gw": [weight[i] for i in readers],
-              "must": must, "rest": theta - sum(ub[i] for i in long if i not in readers) - slack}
+              "must": must, "rest": theta - sum(ub[i] for i in long if i not in readers) - slack,
+              "theta": theta - slack}
     n_cand, keys, scores = conn.execute(_candidates_sql(where).encode(), params).fetchone()  # type: ignore[misc]
     _note(trace, path, theta=theta, whole=params["sterms"], lists=params["gterms"], cuts=cuts,
           candidates=int(n_cand))
