@@ -290,8 +290,9 @@ class Engine:
         self.retriever.clear_cache()
         return cal
 
-    def url_health(self) -> UrlHealth:
-        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
+    def url_health(self, scope: str = "") -> UrlHealth:
+        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set.
+        ``scope`` (the caller's tenant) keeps its cache entries apart from every other tenant's."""
         if self._url_health is None:
             from .answer.auditor.l4_urls import LocalCache, RedisCache
             from .answer.auditor.l4_urls import UrlHealth as Checker
@@ -300,7 +301,7 @@ class Engine:
             cache = RedisCache(self.settings.redis_url) if self.settings.redis_url else LocalCache()
             self._url_health = Checker(enabled=a.url_health, timeout_s=a.url_timeout_s, ttl_s=a.url_cache_ttl_s,
                                        cache=cache, allow_private=a.url_allow_private)
-        return self._url_health
+        return self._url_health.scoped(scope)
 
     def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat

@@ -232,7 +232,7 @@ class Orchestrator:
             else:
                 with metered(meter, "narration"):
                     synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.narration_max_tokens,
                                            vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose

@@ -112,6 +112,9 @@ class LLMSettings(_Frozen):
     gguf_path: Path | None = None
     timeout_s: float = Field(default=20.0, gt=0)
     max_tokens: int = Field(default=512, ge=16)
+    # Narration's own cap: a few cited sentences. 512 tokens decode for minutes on a shared CPU (~0.4 s/token
+    # at load 15); an endpoint with a fast model can raise it.
+    narration_max_tokens: int = Field(default=160, ge=16)
     request_token_budget: int = Field(default=4000, ge=64)
     prompts_version: str = "v1"
 
