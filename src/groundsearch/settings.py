@@ -81,6 +81,9 @@ class RetrievalSettings(_Frozen):
     blas_threads: int = Field(default=1, ge=0, le=256)
     # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
     gate_threshold: float | None = Field(default=None, ge=0, le=1)
+    # The e5 judge's threshold for requests the embedder cannot read (query.judge); None: query.gate's
+    # MULTILINGUAL_THRESHOLD; 0 leaves those requests unjudged, as before the judge.
+    gate_multilingual_threshold: float | None = Field(default=None, ge=0, le=1)
     gate_depth: int = Field(default=10, ge=1, le=1000)
     # The reranker slot, chosen by configuration: "none", "e5" (bi-encoder re-scoring), "llm" (the configured
     # OpenAI-compatible endpoint scores passages), "onnx" (a BERT-style cross-encoder at rerank_model_path).

@@ -492,6 +492,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--fidelity-demo", "fidelity_demo", default=None, type=click.Path(exists=True, file_okay=False),
               help="With --intents: also run every request through Engine.search on this demo folder "
                    "(e.g. demo) and report end-to-end format fidelity and silent drops.")
+@click.option("--tier1-timing", "tier1_only", is_flag=True,
+              help="With --intents: only time tier 1 on those requests (wall and CPU per call, no model loaded; "
+                   "seconds), the quick re-run of the tier-1 p99 on a quiet machine.")
 @click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
                    "support, abstention, conflicts and latency of the full answer path.")
@@ -525,7 +528,7 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, answers_dir: str | None, chat_demo: str | None,
+                 fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, chat_demo: str | None,
                  chat_files: tuple[str, ...], chat_limit: int | None, judge_dir: str | None, with_judge: bool,
                  no_narration: bool, split: str, retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
                  as_json: bool) -> None:
@@ -562,8 +565,12 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
         click.echo(json.dumps(answer_report) if as_json else format_answer_report(answer_report))
         return
     if intents_files:
-        from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval
+        from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval, tier1_timing
 
+        if tier1_only:
+            timing = tier1_timing([r["query"] for r in load_labelled(list(intents_files))])
+            click.echo(json.dumps(timing) if as_json else format_intent_report({"tier1_timing": timing}))
+            return
         settings = settings_from(ctx).model_copy(update={"embedder": embedder_name})
         intent_report = run_intent_eval(list(intents_files), settings)
         if fidelity_demo is not None:
