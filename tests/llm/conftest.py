@@ -64,7 +64,7 @@ def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
     reuse = os.environ.get("GROUNDSEARCH_LLM_SERVER")  # e.g. http://127.0.0.1:8431/v1: one already serving this GGUF
     if reuse:
         # on a shared 2-core box a second model server halves the first one's share of the CPU
-        if httpx.get(f"{reuse.rstrip('/')}/models", timeout=10).status_code != 200:
+        if httpx.get(f"{reuse.rstrip('/')}/models", timeout=300).status_code != 200:  # busy decoding: slow
             pytest.fail(f"GROUNDSEARCH_LLM_SERVER={reuse} does not answer /models")
         yield LocalServer(base_url=reuse.rstrip("/"), gguf=gguf)
         return
