@@ -26,8 +26,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -87,16 +87,21 @@ def run_direct(search: Callable[[str], object], seconds: float) -> PhaseReport:
     return summarise("engine", 1, time.perf_counter() - start, samples)
 
 
-def run_http(url: str, *, clients: int, seconds: float, name: str) -> PhaseReport:
-    """``clients`` concurrent keep-alive clients posting searches for ``seconds``; every answer is recorded."""
+def run_http(url: str | Sequence[str], *, clients: int, seconds: float, name: str) -> PhaseReport:
+    """``clients`` concurrent keep-alive clients posting searches for ``seconds``; every answer is recorded.
+    Several URLs (API workers): client ``i`` talks to worker ``i mod len(urls)``."""
+    urls = [url] if isinstance(url, str) else list(url)
 
     async def main() -> tuple[float, list[tuple[int, float]]]:
         samples: list[tuple[int, float]] = []
         limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-        async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        async with AsyncExitStack() as stack:
+            pool = [await stack.enter_async_context(httpx.AsyncClient(base_url=u, timeout=60, limits=limits))
+                    for u in urls]
             start = time.perf_counter()
 
             async def worker(offset: int) -> None:
+                client = pool[offset % len(pool)]
                 queries = itertools.islice(itertools.cycle(QUERIES), offset, None)
                 while time.perf_counter() - start < seconds:
                     t = time.perf_counter()
