@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from .load import DEMO_CONFIG, QUERIES, ROOT, PhaseReport, run_direct, run_http
+from .load import DEMO_CONFIG, QUERIES, ROOT, PhaseReport, print_table, run_direct, run_http
 from .test_redis_limits import redis_server
 
 GROUNDSEARCH = Path(sys.executable).parent / "groundsearch"
@@ -137,11 +137,7 @@ def main(argv: list[str] | None = None) -> None:
                           "errors": errors, "load_before": load_before, "load_after": load_after}, indent=2))
         return
     print(f"setup (fresh Postgres, demo corpus embedded): {setup:.1f} s; workers: {shared}")
-    print(f"{'phase':<7} {'clients':>7} {'secs':>6} {'requests':>8} {'ok/s':>7} {'p50 ms':>7} {'p95 ms':>7} "
-          f"{'p99 ms':>7}  status")
-    for r in reports:
-        print(f"{r.name:<7} {r.clients:>7} {r.seconds:>6} {r.requests:>8} {r.throughput_rps:>7} {r.p50_ms:>7} "
-              f"{r.p95_ms:>7} {r.p99_ms:>7}  {r.status}")
+    print_table(reports)
     one, two = reports[2], reports[3]
     print(f"two workers against one at {args.clients} clients: throughput {two.throughput_rps / one.throughput_rps:.2f}x, "
           f"p50 {two.p50_ms / one.p50_ms:.2f}x; API overhead at one client: p50 "
