@@ -33,11 +33,11 @@ from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
-from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion
+from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion, zscore_graph_fusion
 from .gate import gate_meta_key, judge_legs, parse_calibration
 from .graph import graph_hits
 from .hyde import hyde_passage, hyde_vector
-from .rewrite import PRF_DOCS, prf_terms, rocchio
+from .rewrite import PRF_DOCS, ROCCHIO_DOCS, prf_terms, rocchio
 from .scoring import feedback_boost, signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
@@ -308,7 +308,9 @@ class Retriever:
             ((leg, hits),) = ranked.items()
             return [Fused(key, score, (LegScore(leg, i + 1, score),)) for i, (key, score) in enumerate(hits)]
         if plan.fusion == "zscore" and plan.profile == "rrf":
-            return zscore_fusion(ranked)
+            if ranked.get("graph"):
+                return zscore_graph_fusion(ranked, k=plan.rrf_k, graph_weight=plan.graph_weight)
+            return zscore_fusion({leg: hits for leg, hits in ranked.items() if leg != "graph"})
         fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
         if plan.profile == "weighted":
             fused = self._weighted(plan, query, ranked, fused)
@@ -324,7 +326,7 @@ class Retriever:
                 fused = fuse_runs([fused, self._fuse(dataclasses.replace(plan, profile="keyword"), query, ranked)],
                                   k=plan.rrf_k)
         elif plan.rewrite == "rocchio" and fused:
-            top = self._hits(fused[:PRF_DOCS], run)
+            top = self._hits(fused[:ROCCHIO_DOCS], run)
             vectors = [v for v in (self._chunk_vector(h) for h in top) if v is not None]
             if vectors:
                 moved = rocchio(self.embed_query(query), np.stack(vectors))
