@@ -15,6 +15,7 @@ from .errors import ConfigError, NotFound
 from .models.base import LLM, Embedder, Reranker
 from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
 from .query.filters import request_filter, visible_under
+from .query.judge import judge_for
 from .query.retrieve import Retriever
 from .settings import Settings, load_settings
 from .store.base import Store
@@ -55,7 +56,8 @@ class Engine:
         self.reranker = reranker
         self.recorder = telemetry_recorder(settings, store, telemetry)
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
-                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
+                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None,
+                                   judge=judge_for(embedder))
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
@@ -290,8 +292,9 @@ class Engine:
         self.retriever.clear_cache()
         return cal
 
-    def url_health(self) -> UrlHealth:
-        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
+    def url_health(self, scope: str = "") -> UrlHealth:
+        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set.
+        ``scope`` (the caller's tenant) keeps its cache entries apart from every other tenant's."""
         if self._url_health is None:
             from .answer.auditor.l4_urls import LocalCache, RedisCache
             from .answer.auditor.l4_urls import UrlHealth as Checker
@@ -300,7 +303,7 @@ class Engine:
             cache = RedisCache(self.settings.redis_url) if self.settings.redis_url else LocalCache()
             self._url_health = Checker(enabled=a.url_health, timeout_s=a.url_timeout_s, ttl_s=a.url_cache_ttl_s,
                                        cache=cache, allow_private=a.url_allow_private)
-        return self._url_health
+        return self._url_health.scoped(scope)
 
     def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat

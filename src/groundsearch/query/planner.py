@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import RetrievalSettings, Settings
-from ..types import Fusion, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
+from ..types import Fusion, GateJudge, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
-from .gate import grounded_aggregate, threshold_for
+from .gate import MULTILINGUAL_THRESHOLD, grounded_aggregate, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
@@ -166,11 +166,13 @@ def plan_retrieval(
     profile: PlanProfile | None = None,
     stored_gate: float | None = None,
     has_llm: bool = False,
+    judge_id: str = "",
 ) -> RetrievalPlan:
     """Decide collections, pattern, legs, filters, k, rewrite, rerank, gate (threshold, depth, retry),
     horizon relaxation and merge rule for one request. ``stored_gate`` is the gate threshold calibrated on
-    the store's data for the embedder ``embedder_id`` (else the table's for it); ``profile`` overrides
-    decisions by name (eval / bench retrievers).
+    the store's data for the embedder ``embedder_id`` (else the table's for it); ``judge_id`` names the
+    retriever's multilingual judge, if it has one (``query.judge``); ``profile`` overrides decisions by name
+    (eval / bench retrievers).
 
     Raises ``InvalidQuery`` / ``InvalidFilter`` / ``UnknownCollection`` for bad user input, exactly as
     plain search does: the planner validates what the user typed, never what the intent guessed.
@@ -307,19 +309,27 @@ def plan_retrieval(
             f"calibrated on this store's data for {embedder_id}" if stored_gate is not None
             else f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
         reasons.append(f"gate threshold {gate:g} ({source})")
+    judge: GateJudge = "vector"
     if gate > 0 and request.threshold is None:
         foreign = unreadable(query, embedder_id)
         if foreign is not None:
             # a cosine of text the embedder can't read measures the language, not the relevance
-            gate = 0.0
-            reasons.append(f"gate not judged: the request reads as {foreign[0]} (p {foreign[1]:.2f}), which "
-                           f"{embedder_id.split('@')[0]} does not read")
+            why = (f"the request reads as {foreign[0]} (p {foreign[1]:.2f}), which {embedder_id.split('@')[0]} "
+                   "does not read")
+            multilingual = r.gate_multilingual_threshold
+            gate = MULTILINGUAL_THRESHOLD if multilingual is None else multilingual
+            if judge_id and gate > 0:
+                judge = "multilingual"
+                reasons.append(f"gate judged by {judge_id} over the candidates at {gate:g}: {why}")
+            else:
+                gate = 0.0
+                reasons.append(f"gate not judged: {why}")
     if gate > 0 and request.threshold is None and (base.collections or intent.domains):
         specs = [s for s in (settings.collection(c) for c in collections) if s is not None]
         grounded = grounded_aggregate(query, intent.format, specs)
         if grounded is not None:
             # an aggregate is answered by the records as a whole; its cosine to any one record says nothing
-            gate = 0.0
+            gate, judge = 0.0, "vector"
             reasons.append(f"gate passed by grounding: a {intent.format} request over {grounded[0]}, which the "
                            f"request names ({grounded[1]!r}); the best cosine is not judged")
     retry = reformulate(intent, query) if gate > 0 else None
@@ -345,6 +355,7 @@ def plan_retrieval(
         merge=merge,
         rewrite=rewrite,
         gate_threshold=gate,
+        gate_judge=judge,
         graph_seeds=seeds,
         reasons=tuple(reasons),
         rerank=rerank,

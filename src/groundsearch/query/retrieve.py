@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from ..errors import EmbeddingFailed, IndexUnavailable
+from ..errors import EmbeddingFailed, IndexUnavailable, ModelError
 from ..models.base import LLM, Embedder, Reranker
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
@@ -35,6 +35,7 @@ from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg
 from .fusion import Fused, reciprocal_rank_fusion, zscore_fusion, zscore_graph_fusion
 from .gate import gate_meta_key, judge_legs, parse_calibration
 from .graph import NameVectors, graph_hits
+from .judge import MultilingualJudge
 from .merge import interleave_by_recency
 from .refine import Lane as _Lane
 from .refine import Refiner
@@ -69,8 +70,10 @@ class Retriever(Refiner):
         reranker: Reranker | None = None,
         llm: LLM | None = None,
         feedback: Callable[[str | None, Sequence[str]], Mapping[str, tuple[int, int]]] | None = None,
+        judge: MultilingualJudge | None = None,
     ) -> None:
         self.store = store
+        self.judge = judge  # the gate's judge for requests the embedder cannot read; the planner asks for it
         self.llm = llm  # HyDE's writer; the planner plans "hyde" only when one is configured
         self.feedback = feedback  # tenant, item ids -> (useful, marks): the weighted profile's feedback boost
         self.embedder = embedder
@@ -136,11 +139,12 @@ class Retriever(Refiner):
         started = time.perf_counter()
         run = _Run()
         lanes = self._lanes(plan, plan.query, run)
-        verdict = self._judge(plan, lanes)
+        verdict = self._judge(plan, plan.query, lanes, run)
         if not verdict.passed and plan.reformulation:
             t = time.perf_counter()
             second = self._lanes(plan, plan.reformulation, run, prefix="gate.")
-            again = dataclasses.replace(self._judge(plan, second), reformulated=plan.reformulation)
+            again = dataclasses.replace(self._judge(plan, plan.reformulation, second, run),
+                                        reformulated=plan.reformulation)
             run.latency["gate.reformulate"] = (time.perf_counter() - t) * 1000
             if again.passed:
                 run.note(f"gate: reformulated the query as {plan.reformulation!r} "
@@ -185,9 +189,37 @@ class Retriever(Refiner):
     def _map_lanes(self, plan: RetrievalPlan, lanes: dict[str | None, _Lane], fn) -> dict[str | None, _Lane]:  # noqa: ANN001
         return {name: fn(self._lane_plan(plan, name), lane) for name, lane in lanes.items()}
 
-    def _judge(self, plan: RetrievalPlan, lanes: Mapping[str | None, _Lane]) -> GateVerdict:
+    def _judge(self, plan: RetrievalPlan, query: str, lanes: Mapping[str | None, _Lane], run: _Run) -> GateVerdict:
+        if plan.gate_judge == "multilingual" and plan.gate_threshold > 0:
+            return self._judge_multilingual(plan, query, lanes, run)
         return judge_legs([c.legs for lane in lanes.values() for c in lane.candidates[: plan.gate_depth]],
                           plan.gate_threshold)
+
+    def _judge_multilingual(self, plan: RetrievalPlan, query: str, lanes: Mapping[str | None, _Lane],
+                            run: _Run) -> GateVerdict:
+        """e5's best cosine between the request and the lanes' top candidates (``query.judge``)."""
+        # the lanes' best first, in turn, up to the gate's depth: e5 costs a few queries' time per passage
+        tops = [lane.candidates[: plan.gate_depth] for lane in lanes.values()]
+        keys = list(dict.fromkeys(c.key for rank in range(plan.gate_depth) for top in tops if rank < len(top)
+                                  for c in (top[rank],)))[: plan.gate_depth]
+        unjudged = GateVerdict(best_score=0.0, threshold=plan.gate_threshold, passed=True, measured=False)
+        if self.judge is None:
+            run.note("gate not judged: the plan asked for the multilingual judge, which this engine lacks")
+            return unjudged
+        t = time.perf_counter()
+        views = self._views(keys, run)
+        passages = [(views[k].chunk.id, ". ".join(part for part in (views[k].item.title, " > ".join(
+            views[k].chunk.heading_path), views[k].chunk.text) if part)) for k in keys if k in views]
+        try:
+            best = self.judge.best(query, passages)
+        except (EmbeddingFailed, ModelError) as exc:  # e5 missing or failing: answer unjudged, and say so
+            run.note(f"gate not judged: the multilingual judge failed ({exc.message})")
+            return unjudged
+        finally:
+            run.latency["gate.judge"] = run.latency.get("gate.judge", 0.0) + (time.perf_counter() - t) * 1000
+        if best is None:
+            return GateVerdict(best_score=0.0, threshold=plan.gate_threshold, passed=False)
+        return GateVerdict(best_score=best, threshold=plan.gate_threshold, passed=best >= plan.gate_threshold)
 
     # ---- one lane -------------------------------------------------------------------------------------
 
