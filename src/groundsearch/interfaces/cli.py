@@ -518,7 +518,8 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
                    "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, "
-                   "hybrid+graph, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
+                   "hybrid+graph (RRF over three legs), zscore+graph (z-scores, then RRF with the graph), "
+                   "zscore+rocchio, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
                    "configured reranker), zscore+hyde (needs an LLM); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
