@@ -63,30 +63,49 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     failed: list[tuple[int, str]] = []
     embedded, after = 0, 0
     pending = store.count_pending_vectors()
-    while not stop():
-        keys = store.pending_vectors(after, window)
-        if not keys:
-            break
-        after = keys[-1]
-        keys = [k for k in keys if k not in skip]
-        views = store.hydrate(keys)
-        keys = [k for k in keys if k in views]  # deleted since it was listed
-        if not keys:
-            continue
-        texts = [embedding_text(views[k].item, views[k].chunk, kinds.get(views[k].item.collection, "documents"))
-                 for k in keys]
-        try:
-            vectors = embedder.embed_passages(texts)
-        except EmbeddingFailed:
-            keys, vectors = _one_by_one(embedder, keys, texts, failed)
-            skip.update(k for k, _ in failed)
+    # A store other processes embed into too (Postgres behind several workers) hands out claims, so each
+    # chunk is embedded by one of them; the chunks another embedder holds are its work, not a failure here.
+    claims = store.vector_claims() if hasattr(store, "vector_claims") else None
+    try:
+        while not stop():
+            keys = store.pending_vectors(after, window)
             if not keys:
-                continue
-        embedded += store.set_vectors(keys, vectors)
-        if progress is not None:
-            progress(EmbedProgress(embedded, max(0, pending - embedded), len(failed), time.perf_counter() - started))
+                break
+            after = keys[-1]
+            keys = [k for k in keys if k not in skip]
+            if claims is not None:
+                keys = claims.acquire(keys)
+            try:
+                embedded += _embed_window(store, embedder, kinds, keys, failed, skip)
+            finally:
+                if claims is not None:
+                    claims.release(keys)
+            if progress is not None:
+                progress(EmbedProgress(embedded, max(0, pending - embedded), len(failed),
+                                       time.perf_counter() - started))
+    finally:
+        if claims is not None:
+            claims.close()
     return EmbedReport(embedded=embedded, remaining=store.count_pending_vectors(), failed=tuple(failed),
                        seconds=time.perf_counter() - started)
+
+
+def _embed_window(store: Store, embedder: Embedder, kinds: Mapping[str, str], keys: list[int],
+                  failed: list[tuple[int, str]], skip: set[int]) -> int:
+    views = store.hydrate(keys)
+    keys = [k for k in keys if k in views]  # deleted since it was listed
+    if not keys:
+        return 0
+    texts = [embedding_text(views[k].item, views[k].chunk, kinds.get(views[k].item.collection, "documents"))
+             for k in keys]
+    try:
+        vectors = embedder.embed_passages(texts)
+    except EmbeddingFailed:
+        keys, vectors = _one_by_one(embedder, keys, texts, failed)
+        skip.update(k for k, _ in failed)
+        if not keys:
+            return 0
+    return store.set_vectors(keys, vectors)
 
 
 def _one_by_one(embedder: Embedder, keys: list[int], texts: list[str],
