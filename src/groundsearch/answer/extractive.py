@@ -29,7 +29,7 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from .answer_type import AnswerType, answer_spans, choices, expected_type
-from .answerable import best_span, confident, nested, only_a_year
+from .answerable import best_span, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
 from .sentences import embed_text, quotable
 
@@ -301,10 +301,11 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
                                     citations=(a.hit.id, b.hit.id)))
             first = [a, b]
         else:
-            span, holders, _, share = best_span(bearing[:BEARING_VOTERS], query, hits)
+            voters = bearing[:BEARING_VOTERS]
+            span, holders, _, share = best_span(voters, query, hits)
             if only_a_year(span, query):
                 return _unanswered(pool, hits, query, f" (they give the year, {span}, not the date)")
-            if not confident(query, holders, share):
+            if not confident(query, holders, share, vote_margin(voters, query)):
                 return _unanswered(pool, hits, query)
             opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
                                     citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))
