@@ -552,7 +552,7 @@ class SearchResponse(BaseModel):
 EventName = Literal[
     "intent", "plan", "keyword", "vector", "results", "table", "chart", "timeline", "graph",
     "unsupported-format", "low-confidence", "prose", "complete", "error",
-    "dossier", "discovery", "handoff", "audit", "reply",  # chat turns (assistant/turn.py)
+    "dossier", "discovery", "handoff", "audit", "reply", "token",  # chat turns (assistant/turn.py)
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -11,7 +12,7 @@ from groundsearch.interfaces.api import create_app
 from groundsearch.interfaces.api.auth import KeyStore
 
 from .conftest import fresh
-from .live import serve
+from .live import make_engine, make_settings, serve
 from .sse import parse
 
 
@@ -83,3 +84,57 @@ def test_attack_another_tenants_conversation_is_404(tenants: tuple[str, dict[str
         own = c.get("/api/chat/acme-secret", headers=a).json()
         assert [t["user"] for t in own["turns"]] == ["I'm a research lead with a budget of $9000"]
         assert {s["signal"] for s in own["state"]["signals"]} == {"role", "budget"}
+
+
+GROUNDED = "Atlas 2.0 added hybrid vector search [1]."
+INVENTED = "Globex Corporation cut its search latency by 73% with it [1]."
+WORD_DELAY = 0.15  # the scripted model's pace: 17 words take ~2.5 s to write
+
+
+@pytest.fixture(scope="module")
+def writer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real app over HTTP with a scripted model that streams word by word (logic, not a quality claim)."""
+    from groundsearch.models.base import ChatMessage, Completion
+    from groundsearch.models.fake import ScriptedLLM
+
+    def model(messages: list[ChatMessage]) -> Completion:
+        if messages[-1].content.startswith("This sentence of your reply could not be verified"):
+            return Completion(text="Globex Corporation saw 73% faster search.", model="scripted", finish_reason="stop")
+        return Completion(text=GROUNDED + "\n\n" + INVENTED, model="scripted", finish_reason="stop")
+
+    tmp = tmp_path_factory.mktemp("chat-stream")
+    settings = make_settings(tmp, retrieval={"gate_threshold": 0.0})
+    with make_engine(tmp, settings) as engine:
+        engine.llm = ScriptedLLM(model, token_delay=WORD_DELAY)
+        with serve(create_app(engine)) as url:
+            yield url
+
+
+def test_the_reply_streams_over_http_token_by_token_and_settles_per_paragraph(writer: str) -> None:
+    arrivals: list[tuple[float, str, dict]] = []
+    with httpx.Client(base_url=writer, timeout=120) as c, \
+            c.stream("POST", "/api/chat?stream=true", json={"message": "What did Atlas 2.0 add?"}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        for name, data in parse(r.iter_lines()):
+            arrivals.append((time.perf_counter(), name, data))
+    names = [n for _, n, _ in arrivals]
+    tokens = [(t, d["text"]) for t, n, d in arrivals if n == "token"]
+    assert "".join(text for _, text in tokens) == GROUNDED + "\n\n" + INVENTED
+    # delivered as written, not buffered until the end: the words reach the client over the whole ~2.5 s
+    assert tokens[-1][0] - tokens[0][0] > 10 * WORD_DELAY
+    audits = [d for _, n, d in arrivals if n == "audit"]
+    assert [(a["paragraph"], a["replaced"]) for a in audits] == [(0, False), (1, True)]
+    p0 = names.index("audit")
+    assert any(n == "token" for n in names[p0:]), "paragraph 0 was settled only after the whole reply"
+    reply = next(d for _, n, d in arrivals if n == "reply")
+    assert reply["text"] == GROUNDED + "\n\n[could not verify this claim against the provided sources]"
+    assert reply["audit"]["marked"] == 1 and reply["audit"]["rerolls"] == 2
+    complete = arrivals[-1][2]
+    assert names[-1] == "complete" and complete["first_token_ms"] < complete["total_latency_ms"]
+
+
+def test_the_json_answer_is_the_fold_of_the_streamed_turn(writer: str) -> None:
+    with httpx.Client(base_url=writer, timeout=120) as c:
+        body = c.post("/api/chat", json={"message": "What did Atlas 2.0 add?"}).json()
+    assert body["mode"] == "llm" and body["audit"]["marked"] == 1 and body["audit"]["paragraphs"] == 2
+    assert body["reply"].startswith(GROUNDED) and "Globex" not in body["reply"]

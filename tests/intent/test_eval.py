@@ -110,6 +110,18 @@ def test_heldout_split_is_the_committed_one():
     assert offtopic in (data / "README.md").read_text("utf-8")
 
 
+def test_fourth_and_fifth_heldout_splits_are_the_committed_ones():
+    """Written blind and committed alone (36edd40) before any measurement; heldout5 is kept for the final one."""
+    data = resources.files("groundsearch.evaluation") / "data"
+    readme = (data / "README.md").read_text("utf-8")
+    for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
+                       ("intents-heldout5.jsonl", "cc0dc4a43e0547a2c1968d8c2c46485cb27924caf09aba8e9af0f2fbfc81daaf")):
+        digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
+        assert digest == want and digest in readme, name
+        blind = {r["query"].casefold() for r in load_labelled(data / name)}
+        assert not blind & {r["query"].casefold() for r in training_rows()}, name
+
+
 def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():
     from groundsearch.evaluation.intents import tier1_timing
 

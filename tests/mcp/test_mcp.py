@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from groundsearch.interfaces.mcp_server import FindHit, FindResult, render_markdown
+from tests.aio import run_in_own_loop
 from tests.api.live import CONFIG, make_engine, make_settings
 
 GROUNDSEARCH = Path(sys.executable).parent / "groundsearch"
@@ -41,7 +41,7 @@ def call(config: Path, calls: list[dict[str, Any]], tool: str = "find") -> tuple
             results = [await session.call_tool(tool, arguments) for arguments in calls]
             return tools, results
 
-    return asyncio.run(asyncio.wait_for(run(), 120))
+    return run_in_own_loop(run, 120)
 
 
 def test_find_returns_markdown_and_structured_content_with_paging(config: Path) -> None:

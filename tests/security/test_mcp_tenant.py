@@ -6,7 +6,6 @@ names another; every tenant at once only with ``GROUNDSEARCH_MCP_ALL_TENANTS=tru
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -18,6 +17,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from groundsearch.interfaces.mcp_server import FindResult
 from groundsearch.types import SearchFilter
+
+from tests.aio import run_in_own_loop
 
 from .conftest import open_engine
 
@@ -52,7 +53,7 @@ def call(tmp: Path, env: dict[str, str], args: list[str], calls: list[dict[str, 
             await session.initialize()
             return [await session.call_tool("find", arguments) for arguments in calls]
 
-    return asyncio.run(asyncio.wait_for(run(), 120))
+    return run_in_own_loop(run, 120)
 
 
 def _titles(result: Any) -> set[str]:

@@ -41,8 +41,19 @@ def chat_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     with make_engine(tmp_path, settings) as engine:
         if getattr(request, "param", None) == "model":
             engine.llm = ScriptedLLM(_model)
+        elif getattr(request, "param", None) == "slow-writer":
+            engine.llm = ScriptedLLM(_writer, token_delay=TOKEN_DELAY)
         with serve(app_for(engine)) as url:
             yield f"{url}/?mode=chat"
+
+
+TOKEN_DELAY = 0.35  # seconds between words: slow enough to watch the paragraph settle while the rest is written
+
+
+def _writer(messages: Sequence[ChatMessage]) -> Completion:
+    if messages[-1].content.startswith("This sentence of your reply could not be verified"):
+        return Completion(text="Globex Corporation saw 73% faster search.", model="scripted", finish_reason="stop")
+    return Completion(text=INVENTED, model="scripted", finish_reason="stop")
 
 
 def send(page: Any, text: str) -> None:
@@ -74,6 +85,32 @@ def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(d
     cite.click()
     expect(page.locator("#src-1")).to_have_class(re.compile(r"\bflash\b"))  # the cited source, highlighted
     desktop.shot("chat-audit-marker.png")
+
+
+@pytest.mark.parametrize("chat_url", ["slow-writer"], indirect=True)
+def test_streamed_words_show_provisionally_then_each_paragraph_settles_and_the_invented_one_is_marked(
+        desktop: Page, chat_url: str) -> None:
+    """The server streams the model's words: paragraph 0 is on screen while the model still writes, and is
+    settled (checked, no longer provisional) before paragraph 1 is finished; the invented paragraph 1 shows as
+    written, provisional, until its audit replaces it with the marker."""
+    page = desktop.page
+    page.goto(chat_url)
+    send(page, "What did Atlas 2.0 add?")
+    turn = page.locator(".turn.assistant").last
+    paragraphs = turn.locator(".reply-text p")
+    expect(paragraphs.nth(1)).to_contain_text("Globex", timeout=60_000)  # streamed, as the model wrote it
+    assert turn.get_attribute("aria-busy") == "true"
+    expect(paragraphs.nth(1)).to_have_class(re.compile(r"\bprovisional\b"))
+    expect(paragraphs.nth(0)).not_to_have_class(re.compile(r"\bprovisional\b"))  # settled by its audit event
+    expect(paragraphs.nth(0)).to_have_text("Atlas 2.0 added hybrid vector search [1].")
+    desktop.shot("chat-streaming.png")
+    expect(turn).to_have_attribute("aria-busy", "false", timeout=60_000)
+    expect(paragraphs).to_have_count(2)
+    expect(paragraphs.nth(1).locator(".marker")).to_have_text(
+        "could not verify this claim against the provided sources")
+    assert "Globex" not in page.locator("#turns").inner_text()
+    assert turn.locator(".reply-text p.provisional").count() == 0  # nothing unaudited is left as final
+    expect(turn.locator(".audit-note")).to_have_text("auditor: 1 claim(s) marked, 2 reroll(s)")
 
 
 def test_discovery_card_then_handoff_banner_in_one_conversation(desktop: Page, chat_url: str) -> None:
@@ -136,7 +173,8 @@ def test_search_mode_is_untouched_by_the_chat_module(desktop: Page, chat_url: st
 def test_a_paragraph_audit_event_replaces_only_that_paragraph(desktop: Page, chat_url: str) -> None:
     """The page's side of the streaming contract (docs/assistant.md, "Auditor"): tokens paint paragraphs, then
     an ``audit`` event for paragraph 1 swaps that paragraph alone; paragraph 0 stays the same node. The events
-    are fed to the page's own handler, since today's server sends one whole-reply audit event per turn."""
+    are fed to the page's own handler, so the order is exactly this one (the server-driven case is the test
+    above with the slow writer)."""
     page = desktop.page
     page.goto(chat_url)
     page.evaluate("""() => {

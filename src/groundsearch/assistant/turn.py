@@ -1,9 +1,11 @@
 """One chat turn: load → ``prepare_dossier`` → respond (LLM with tools, or offline) → audit → persist → events.
 
 Events, in order: the search stages of the dossier's retrieval (``intent``, ``plan``, ``keyword``, ``vector``,
-``results``, ``prose``, …), ``dossier``, then ``discovery`` and/or ``handoff`` when they happen, ``audit``,
-``reply`` and ``complete`` (with ``conversation_id``). :func:`fold_chat` turns them into the JSON answer, so
-the stream and the JSON can never disagree.
+``results``, ``prose``, …), ``dossier``; with a streaming model, ``token`` events as it writes and one ``audit``
+per paragraph as each is complete and audited (assistant/streaming.py); then ``discovery`` and/or ``handoff``
+when they happen, the remaining ``audit`` events (offline: one for the whole reply), ``reply`` (the whole audited
+reply and the turn's audit) and ``complete`` (with ``conversation_id``). :func:`fold_chat` turns them into the
+JSON answer, so the stream and the JSON can never disagree.
 """
 
 from __future__ import annotations
@@ -12,26 +14,34 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput, LLMError, NotFound
 from ..answer.safety import acts_on_reader, sentence_flags
-from ..models.base import ChatMessage, ToolCall
+from ..errors import InvalidInput, LLMError, NotFound
+from ..models.base import ChatMessage, Completion, StreamingLLM, ToolCall
 from ..models.metering import Meter, metered
-from ..store.chat_base import StoredTurn
+from ..store.chat_base import ALL_TENANTS_SCOPE, StoredTurn
 from ..types import MAX_QUERY_CHARS, Event
-from .audit_adapter import audit_text
+from .audit_adapter import ParagraphAuditor, audit_text
 from .config import Assistant, assistants_from
 from .dossier import Dossier, dossier_stream
 from .guard import WITHHELD_SOURCE, echoes, leaks, withhold_instructions
 from .render import render
-from .tools import PREPARE_DOSSIER, RENDER_TOOLS, accept_discovery, handoff_decision, tool_definitions
+from .streaming import paragraphs as split_paragraphs
+from .streaming import stream_reply
+from .tools import (
+    PREPARE_DOSSIER,
+    RENDER_TOOLS,
+    accept_discovery,
+    handoff_decision,
+    tool_definitions,
+)
 
 if TYPE_CHECKING:
     from ..engine import Engine
 
-__all__ = ["WITHHELD", "fold_chat", "forget", "history", "run_turn"]
+__all__ = ["ALL_TENANTS_SCOPE", "WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
@@ -107,13 +117,13 @@ class _Reply:
         self.handoff: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
         self.withheld: list[str] = []  # source paragraphs kept from the model (instructions aimed at it)
+        self.streamed = False  # the model's text reached the reader as it was written
+        self.leaked = False  # the guard stopped the stream: it was repeating the system prompt
 
 
-def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: str, prior: list[StoredTurn],
-                 handoff: Mapping[str, Any] | None, out: _Reply) -> list[str]:
-    """Fill ``out`` from the model's answer; returns the source paragraphs withheld from the model."""
-    llm = engine.llm
-    assert llm is not None
+def _prompt(engine: Engine, assistant: Assistant, dossier: Dossier, text: str, prior: list[StoredTurn],
+            handoff: Mapping[str, Any] | None) -> tuple[list[ChatMessage], list[dict[str, Any]], list[str]]:
+    """``(messages, tools offered, source paragraphs withheld from the model)`` of the turn's one model call."""
     call = ToolCall(id="call_dossier", name="prepare_dossier", arguments={"query": text})
     messages = [ChatMessage("system", assistant.system_prompt)]
     for t in prior:
@@ -122,17 +132,21 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
     view = _model_view(dossier, handoff, withheld)
     messages += [ChatMessage("user", text), ChatMessage("assistant", "", tool_calls=(call,)),
                  ChatMessage("tool", view, tool_call_id=call.id)]
-    tools = tool_definitions(assistant, engine.settings.chat.render_tools)
-    completion = llm.complete(messages, max_tokens=engine.settings.chat.max_tokens, tools=[PREPARE_DOSSIER, *tools])
+    return messages, tool_definitions(assistant, engine.settings.chat.render_tools), withheld
+
+
+def _take(completion: Completion, assistant: Assistant, dossier: Dossier, handoff: Mapping[str, Any] | None,
+          offered: list[dict[str, Any]], out: _Reply) -> None:
+    """Fill ``out`` from the model's answer: its text, and the tool calls the rules accept."""
     out.mode = "llm"
     # the 0.5B model tends to copy the tool message's withheld-text marker into its prose: it says nothing
     out.text = completion.text.replace(WITHHELD_SOURCE, "").strip()
     if out.text.startswith('{"name"'):
         out.text = ""  # a tool call cut off by max_tokens (seen with the 0.5B model): JSON is no reply; answer offline
-    offered = {t["function"]["name"] for t in tools}
+    names = {t["function"]["name"] for t in offered}
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}
-        if c.name not in offered:
+        if c.name not in names:
             record["refused"] = "not offered"
         elif c.name == "ask_discovery_question":
             if out.discovery is not None:
@@ -149,17 +163,47 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
         elif c.name in RENDER_TOOLS:
             out.blocks.append(render(c.name, c.arguments, dossier.sources))
         out.tools.append(record)
-    return withheld
+
+
+def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: str, prior: list[StoredTurn],
+                 handoff: Mapping[str, Any] | None, out: _Reply, meter: Meter,
+                 paragraphs: ParagraphAuditor) -> Generator[Event, None, float | None]:
+    """Ask the model, streaming its reply when it can (``token`` and per-paragraph ``audit`` events); fills
+    ``out``. Returns when the first token was shown (``perf_counter()``), or ``None``."""
+    llm = engine.llm
+    assert llm is not None
+    messages, tools, out.withheld = _prompt(engine, assistant, dossier, text, prior, handoff)
+    offered = [PREPARE_DOSSIER, *tools]
+    max_tokens = engine.settings.chat.max_tokens
+    if not isinstance(llm, StreamingLLM):
+        with metered(meter, "chat"):
+            _take(llm.complete(messages, max_tokens=max_tokens, tools=offered), assistant, dossier, handoff, tools, out)
+        return None
+    system = assistant.system_prompt.replace(assistant.fallback_text, " ")
+    allowed = _allowed(dossier, text)
+    streamed = yield from stream_reply(
+        iter(llm.stream(messages, max_tokens=max_tokens, tools=offered)), meter=meter, auditor=paragraphs,
+        stop=lambda shown: echoes(shown, out.withheld, allowed) or leaks(shown, system))
+    if streamed.completion is None:  # the guard stopped it: what it wrote goes to the same checks as a whole reply
+        out.mode, out.text = "llm", streamed.raw.strip()
+        out.leaked = leaks(out.text, system)
+    else:
+        _take(streamed.completion, assistant, dossier, handoff, tools, out)
+    out.streamed = True
+    return streamed.first_token_at
 
 
 def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None, tenant: str = "",
              search_tenant: str | None = None, assistant: str | None = None) -> Iterator[Event]:
     """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
     retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
+    A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` whatever ``tenant`` says: it holds
+    every tenant's text, so it must not be readable by the default tenant (``conversation_scope``).
 
     A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
     unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
     text = _message(message)
+    tenant = ALL_TENANTS_SCOPE if search_tenant is None else tenant
     events = _turn(engine, text, conversation_id=conversation_id, tenant=tenant, search_tenant=search_tenant,
                    assistant=assistant)
     if engine.recorder is None:
@@ -194,12 +238,15 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     rule_handoff = handoff_decision(current, dossier, {n: a.topics for n, a in assistants.items()})
     degraded: list[str] = []
     meter = Meter(settings.chat.token_budget, settings.llm.prices)
+    by_paragraph = ParagraphAuditor(dossier, engine.llm, current, url_health=engine.url_health(),
+                                    max_rerolls=settings.auditor.max_rerolls)
+    first_token_at = None
     if not dossier.grounded:
         out.text, out.mode = current.fallback_text, "fallback"
     elif engine.llm is not None:
         try:
-            with metered(meter, "chat"):
-                out.withheld = _respond_llm(engine, current, dossier, text, prior, rule_handoff, out)
+            first_token_at = yield from _respond_llm(engine, current, dossier, text, prior, rule_handoff, out, meter,
+                                                     by_paragraph)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
                 out = _Reply()
@@ -223,15 +270,26 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
             out.text = out.text or f"I'm handing you over to {out.handoff['target']}."
     if not out.text:
         out.text = _offline_text(dossier) or current.fallback_text
-    first_token_ms = round((time.perf_counter() - started) * 1000, 2)
+    # streamed: the first token the reader saw; otherwise the moment the whole reply text exists
+    first_token_ms = round(((first_token_at or time.perf_counter()) - started) * 1000, 2)
 
     if out.discovery:
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    with metered(meter, "chat"):  # the auditor's rerolls are model calls of this turn
-        audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
-                           url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
+    streamed = out.streamed and out.mode == "llm"
+    if streamed:  # paragraphs not settled while streaming (a reroll was needed, or the text changed) settle now
+        parts = split_paragraphs(out.text)
+        for i, part in enumerate(parts):
+            with metered(meter, "chat"):  # the auditor's rerolls are model calls of this turn
+                payload = by_paragraph.settle(i, part)
+            if payload is not None:
+                yield Event("audit", payload)
+        audit = by_paragraph.combined(len(parts))
+    else:
+        with metered(meter, "chat"):
+            audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
+                               url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
     if out.mode == "llm" and echoes(final, out.withheld, _allowed(dossier, text)):
         # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds
@@ -240,11 +298,14 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
         audit = audit_text(_offline_text(dossier) or current.fallback_text, dossier, None, current,
                            url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
         final = audit.get("text", "")
+        streamed = False  # the reader saw the model's text: one whole-reply audit event replaces it
     # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
-    if leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
+    if out.leaked or leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
         final = WITHHELD
-        audit = {**audit, "guard": "the reply repeated the system prompt; withheld"}
-    yield Event("audit", audit)
+        audit = {**audit, "text": WITHHELD, "guard": "the reply repeated the system prompt; withheld"}
+        streamed = False
+    if not streamed:
+        yield Event("audit", audit)
 
     asked = list(state.get("asked") or []) + ([out.discovery["signal"]] if out.discovery else [])
     new_state = {
@@ -260,7 +321,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                       tools=tuple(out.tools))
     saved = store.append_turn(tenant, cid, next_assistant, new_state, turn, settings.chat.keep_turns)
     yield Event("reply", {"text": final, "mode": out.mode, "render": out.blocks, "assistant": name,
-                          "tools": out.tools})
+                          "tools": out.tools, "audit": audit})
     yield Event("complete", {"conversation_id": cid, "turn": new_state["turns"], "assistant": saved.assistant,
                              "first_token_ms": first_token_ms,
                              "total_latency_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -273,11 +334,11 @@ def fold_chat(events: Iterable[Event]) -> dict[str, Any]:
     """The JSON answer of a turn: the fold of its events (search stages kept under ``search``)."""
     out: dict[str, Any] = {"discovery": None, "handoff": None, "search": {}}
     for e in events:
-        if e.name in ("dossier", "discovery", "handoff", "audit"):
+        if e.name in ("dossier", "discovery", "handoff"):
             out[e.name] = dict(e.data)
-        elif e.name == "reply":
+        elif e.name == "reply":  # it carries the turn's whole audit (a streamed turn sent one event per paragraph)
             out.update({"reply": e.data["text"], "mode": e.data["mode"], "render": e.data["render"],
-                        "assistant": e.data["assistant"], "tools": e.data["tools"]})
+                        "assistant": e.data["assistant"], "tools": e.data["tools"], "audit": dict(e.data["audit"])})
         elif e.name == "complete":
             out.update({"conversation_id": e.data["conversation_id"], "turn": e.data["turn"],
                         "next_assistant": e.data["assistant"], "first_token_ms": e.data["first_token_ms"],

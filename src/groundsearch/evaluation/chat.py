@@ -7,8 +7,8 @@ Per turn it records what a user would see and scores it against the budget of is
 * share of sentences marked — units the auditor replaced by its "could not verify" marker;
 * rerolls per turn — corrective rewrites the auditor asked the model for;
 * handoff precision (handoffs to the specialist the conversation is labelled for / all handoffs) and recall;
-* first-token and total latency p50/p95 against 3 s / 8 s. Replies are not token-streamed, so "first token" is
-  the time until the turn's ``reply`` event — the first moment answer text exists.
+* first-token and total latency p50/p95 against 3 s / 8 s. "First token" is the turn's first ``token`` event
+  when the model streams, else its ``reply`` event (offline, the first moment answer text exists).
 """
 
 from __future__ import annotations
@@ -60,10 +60,12 @@ def run_conversation(turn: Callable[..., Iterable[Any]], row: dict[str, Any]) ->
         first_ms = None
         seen: dict[str, Any] = {}
         for event in turn(message, conversation_id=cid):
-            if event.name == "reply" and first_ms is None:
+            if event.name in ("token", "reply") and first_ms is None:
                 first_ms = (time.perf_counter() - started) * 1000
             if event.name in ("dossier", "discovery", "handoff", "audit", "reply", "complete"):
                 seen[event.name] = dict(event.data)
+            if event.name == "reply" and "audit" in event.data:
+                seen["audit"] = dict(event.data["audit"])  # the whole turn's, not the last paragraph's
         total_ms = (time.perf_counter() - started) * 1000
         records.append({"conversation": row["id"], "split": row["split"], "turn": index + 1,
                         "expect_handoff": row.get("expect_handoff"), "first_ms": first_ms, "total_ms": total_ms,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["ChatMessage", "Completion", "Embedder", "LLM", "Reranker", "ToolCall"]
+__all__ = ["ChatMessage", "Completion", "Embedder", "LLM", "Reranker", "StreamingLLM", "ToolCall"]
 
 
 @runtime_checkable
@@ -78,3 +78,24 @@ class LLM(Protocol):
         tools: Sequence[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion: ...
+
+
+@runtime_checkable
+class StreamingLLM(Protocol):
+    """A chat model that can hand its answer over while it is written (what the chat turn streams to the page).
+
+    ``stream`` takes ``complete``'s arguments and yields the answer's text as it arrives (``str`` pieces), then,
+    last, the whole :class:`Completion` — tool calls and usage included, exactly what ``complete`` would have
+    returned — so a caller never parses a half-written tool call. Closing the iterator early stops decoding."""
+
+    name: str
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Iterator[str | Completion]: ...

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,6 +53,7 @@ class ScriptedLLM:
 
     A response may be a string (returned as the completion text), a ``Completion`` (returned as is: tool calls),
     or an exception instance (raised), so tests can drive timeouts and invalid output through the real code paths.
+    ``stream`` hands the same response over word by word (``token_delay`` seconds apart), then the completion.
     """
 
     def __init__(
@@ -59,8 +62,10 @@ class ScriptedLLM:
         *,
         name: str = "scripted",
         finish_reason: str = "stop",
+        token_delay: float = 0.0,
     ) -> None:
         self.name = name
+        self.token_delay = token_delay
         self._script = script if callable(script) else list(script)
         self._finish_reason = finish_reason
         self.calls: list[dict[str, Any]] = []
@@ -88,3 +93,20 @@ class ScriptedLLM:
         if isinstance(reply, Completion):
             return reply
         return Completion(text=reply, model=self.name, finish_reason=self._finish_reason)
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Iterator[str | Completion]:
+        completion = self.complete(messages, max_tokens=max_tokens, tools=tools, tool_choice=tool_choice)
+        self.calls[-1]["stream"] = True
+        for piece in re.findall(r"\S+\s*|\s+", completion.text):
+            if self.token_delay:
+                time.sleep(self.token_delay)
+            yield piece
+        yield completion

@@ -16,9 +16,10 @@ llama.cpp servers. They differ in one way that matters here — how structured o
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -150,6 +151,19 @@ class OpenAICompatLLM:
                 self._dialect = "llamacpp" if _LLAMACPP_OWNER in owners else "openai"
             return self._dialect
 
+    def _body(self, messages: Sequence[ChatMessage], max_tokens: int, temperature: float,
+              tools: Sequence[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message_dict(m) for m in messages],
+            "max_tokens": metering.allow(max_tokens),
+            "temperature": temperature,
+        }
+        if tools:
+            body["tools"] = list(tools)
+            body["tool_choice"] = tool_choice or "auto"
+        return body
+
     def complete(
         self,
         messages: Sequence[ChatMessage],
@@ -160,17 +174,9 @@ class OpenAICompatLLM:
         tools: Sequence[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
     ) -> Completion:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [message_dict(m) for m in messages],
-            "max_tokens": metering.allow(max_tokens),
-            "temperature": temperature,
-        }
+        body = self._body(messages, max_tokens, temperature, tools, tool_choice)
         if json_schema is not None:
             body["response_format"] = response_format(self.dialect, json_schema, json_schema.get("title", "output"))
-        if tools:
-            body["tools"] = list(tools)
-            body["tool_choice"] = tool_choice or "auto"
         data = self._request("POST", "/chat/completions", json=body).json()
         try:
             choice = data["choices"][0]
@@ -191,6 +197,76 @@ class OpenAICompatLLM:
         )
         metering.charge(completion)
         return completion
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Iterator[str | Completion]:
+        """``complete`` with ``stream: true``: content deltas as they arrive, then the whole completion.
+
+        Tool-call deltas (``delta.tool_calls``, arguments in fragments) are joined by index and parsed once the
+        stream ends, with the same codec as ``complete``. Servers that send no ``usage`` chunk (llama.cpp's
+        Python server ignores ``stream_options``) are charged one completion token per content delta and
+        a prompt estimate of 4 characters per token, so the request budget still runs down."""
+        # the SSE codec, imported here: only the streaming path needs it
+        from httpx_sse import SSEError, connect_sse
+
+        body = {**self._body(messages, max_tokens, temperature, tools, tool_choice), "stream": True,
+                "stream_options": {"include_usage": True}}
+        where = f"LLM endpoint {self.base_url}/chat/completions"
+        content: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        usage: dict[str, Any] = {}
+        model, finish = self.model, None
+        try:
+            with connect_sse(self._client, "POST", "/chat/completions", json=body) as source:
+                if source.response.status_code >= 400:
+                    source.response.read()
+                    raise LLMError(f"{where} returned HTTP {source.response.status_code}: "
+                                   f"{source.response.text[:300]}",
+                                   details={"kind": "http", "status": source.response.status_code})
+                for sse in source.iter_sse():
+                    if sse.data.strip() == "[DONE]":
+                        break
+                    chunk = json.loads(sse.data)
+                    usage = chunk.get("usage") or usage
+                    model = chunk.get("model") or model
+                    for choice in chunk.get("choices") or ():
+                        finish = choice.get("finish_reason") or finish
+                        delta = choice.get("delta") or {}
+                        for raw in delta.get("tool_calls") or ():
+                            call = calls.setdefault(int(raw.get("index") or 0), {"function": {"arguments": ""}})
+                            call["id"] = raw.get("id") or call.get("id")
+                            fn = raw.get("function") or {}
+                            if fn.get("name"):
+                                call["function"]["name"] = fn["name"]
+                            call["function"]["arguments"] += fn.get("arguments") or ""
+                        if delta.get("content"):
+                            content.append(delta["content"])
+                            yield delta["content"]
+        except httpx.TimeoutException:
+            raise LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"}) from None
+        except httpx.TransportError as exc:
+            raise LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"}) from None
+        except (SSEError, json.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
+            raise LLMError(f"{where} sent a stream that is not chat-completion chunks ({exc})",
+                           details={"kind": "http"}) from None
+        message = {"content": "".join(content), "tool_calls": [calls[i] for i in sorted(calls)]}
+        found, text = calls_from_message(message, [t["function"]["name"] for t in tools or ()])
+        prompt_chars = sum(len(m.content) for m in messages)
+        completion = Completion(
+            text=text, model=model, finish_reason=finish,
+            prompt_tokens=int(usage.get("prompt_tokens") or (prompt_chars + 3) // 4),
+            completion_tokens=int(usage.get("completion_tokens") or len(content) + len(calls)),
+            tool_calls=found,
+        )
+        metering.charge(completion)
+        yield completion
 
 
 class LlamaCppLLM:
@@ -316,6 +392,37 @@ class FallbackLLM:
                 return model.complete(messages, max_tokens=max_tokens, json_schema=json_schema, temperature=temperature,
                                       **extra)
             except LLMError as exc:
+                failures.append(f"{model.name}: {exc.message}")
+        raise LLMError("every model of the chain failed: " + "; ".join(failures), details={"kind": "chain"})
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        tools: Sequence[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Iterator[str | Completion]:
+        """The first model that starts answering streams; one that fails before its first piece hands over to
+        the next. After text has been shown a failure is raised: the reader already saw that model's words."""
+        failures = []
+        extra: dict[str, Any] = {"tools": tools, "tool_choice": tool_choice} if tools else {}
+        for model in self.chain:
+            started = False
+            try:
+                if not hasattr(model, "stream"):
+                    whole = model.complete(messages, max_tokens=max_tokens, temperature=temperature, **extra)
+                    started = True
+                    yield whole
+                    return
+                for piece in model.stream(messages, max_tokens=max_tokens, temperature=temperature, **extra):
+                    started = True
+                    yield piece
+                return
+            except LLMError as exc:
+                if started:
+                    raise
                 failures.append(f"{model.name}: {exc.message}")
         raise LLMError("every model of the chain failed: " + "; ".join(failures), details={"kind": "chain"})
 

@@ -115,13 +115,21 @@ def test_an_unreachable_redis_reads_as_a_miss(server: LinkServer):
     assert h.check(server.url("/ok")).healthy and h.check(server.url("/ok")).cached is False
 
 
-def test_attack_a_public_link_redirecting_into_the_private_network_is_refused(server: LinkServer):
-    """SSRF by redirect: the first hop is public (the network edge is a MockTransport), its 301 points at
-    127.0.0.1; the checker must stop at that hop instead of following it."""
+def test_attack_a_public_link_redirecting_into_the_private_network_is_refused(server: LinkServer, monkeypatch):
+    """SSRF by redirect: the first hop is public (the network edge is a MockTransport, and the resolver answers
+    a public address for it), its 301 points at 127.0.0.1; the checker must stop at that hop instead of
+    following it."""
+    import socket
+
     import httpx
 
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *a, **kw: (
+        [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port))] if host == "public.example"
+        else real(host, port, *a, **kw)))
+
     def edge(request: httpx.Request) -> httpx.Response:
-        if request.url.host == "public.example":
+        if request.headers["host"] == "public.example":  # the request goes to the checked address, named by Host
             return httpx.Response(301, headers={"Location": server.url("/ok")})
         raise AssertionError(f"a request reached {request.url}")  # the private hop must never be sent
 

@@ -97,18 +97,47 @@ class RedisCache:
             pass
 
 
-def _private(host: str) -> bool:
-    """Whether ``host`` is or resolves to a loopback, private, link-local or reserved address."""
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False  # unresolvable: the request fails on its own and says so
-    for info in infos:
-        ip = ipaddress.ip_address(info[4][0].split("%")[0])
-        if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast \
-                or ip.is_unspecified:
-            return True
-    return False
+def _blocked(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast
+            or ip.is_unspecified)
+
+
+class Refused(httpx.TransportError):
+    """The address a request would go to is private, loopback, link-local, reserved or multicast."""
+
+
+class PinnedTransport(httpx.BaseTransport):
+    """Sends each request only to an address it checked itself: the host is resolved once, refused when any of
+    its addresses is not public, and the request goes to that address (``Host`` and the TLS name stay the
+    host's, so virtual hosts and certificates still work).
+
+    Checking a name and then letting the HTTP client resolve it again is a race an attacker's DNS wins by
+    answering a public address first and 127.0.0.1 second (rebinding). Every redirect hop is a new request,
+    so it passes through here too. No proxy is used: through a proxy the address checked is not the one fetched.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
+        self._inner = inner if inner is not None else httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        port = request.url.port or (443 if request.url.scheme == "https" else 80)
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise httpx.ConnectError(f"cannot resolve {host}: {exc}", request=request) from None
+        ips = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+        if not ips or any(_blocked(ip) for ip in ips):
+            raise Refused(f"{host} is a private or loopback address", request=request)
+        extensions = dict(request.extensions)
+        if request.url.scheme == "https":
+            extensions["sni_hostname"] = host
+        pinned = httpx.Request(request.method, request.url.copy_with(host=str(ips[0])), headers=request.headers,
+                               stream=request.stream, extensions=extensions)
+        return self._inner.handle_request(pinned)
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 class UrlHealth:
@@ -133,22 +162,28 @@ class UrlHealth:
     def _key(url: str) -> str:
         return "groundsearch:urlhealth:" + sha256(url.encode()).hexdigest()
 
-    def _refusal(self, url: str) -> str | None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+    @staticmethod
+    def _refusal(url: str) -> str | None:
+        try:
+            parts = urlsplit(url)
+            hostname = parts.hostname
+            httpx.URL(url)  # what the client will parse: an address it rejects is the caller's input, not a 500
+        except (ValueError, httpx.InvalidURL):
+            return "not a valid http(s) address"
+        if parts.scheme not in ("http", "https") or not hostname:
             return "not an http(s) address"
-        if not self.allow_private and _private(parts.hostname):
-            return "refused: a private or loopback address"
         return None
 
     def _fetch(self, url: str) -> UrlStatus:
         if why := self._refusal(url):
             return UrlStatus(url, False, None, reason=why)
         self.fetches += 1
-        target = url
+        target, hops = url, 0
+        # private addresses are refused by the transport at connect time, on every hop (PinnedTransport)
+        transport = self._transport if self.allow_private else PinnedTransport(self._transport)
         try:
             with httpx.Client(timeout=httpx.Timeout(self.timeout_s), follow_redirects=False,
-                              transport=self._transport) as client:
+                              transport=transport) as client:
                 # redirects are followed by hand so every hop passes the same address check (SSRF by redirect)
                 for _ in range(MAX_REDIRECTS + 1):
                     response = client.head(target)
@@ -157,12 +192,19 @@ class UrlHealth:
                             response = streamed
                     if not response.is_redirect:
                         break
-                    target = str(response.url.join(response.headers["location"]))
+                    try:
+                        target, hops = str(httpx.URL(target).join(response.headers["location"])), hops + 1
+                    except (ValueError, httpx.InvalidURL):
+                        return UrlStatus(url, False, response.status_code, target, "redirect to an invalid address")
                     if why := self._refusal(target):
-                        return UrlStatus(url, False, None, target, f"{why} (redirect)" if why.startswith(
-                            "refused") else why)
+                        return UrlStatus(url, False, None, target, why)
                 else:
                     return UrlStatus(url, False, response.status_code, target, "too many redirects")
+        except Refused:
+            if not hops:
+                self.fetches -= 1  # refused before its first hop: nothing was sent
+                return UrlStatus(url, False, None, reason="refused: a private or loopback address")
+            return UrlStatus(url, False, None, target, "refused: a private or loopback address (redirect)")
         except httpx.TimeoutException:
             return UrlStatus(url, False, None, reason=f"no answer within {self.timeout_s:g} s")
         except httpx.HTTPError as exc:

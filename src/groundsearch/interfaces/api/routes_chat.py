@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from ...assistant.turn import fold_chat, forget, history, run_turn
+from ...store.chat_base import conversation_scope
 from ...types import MAX_QUERY_CHARS
 from .auth import Principal
 from .deps import requires, state
@@ -38,20 +39,23 @@ class ChatBody(BaseModel):
 
 
 def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
-    return run_turn(engine, body.message, conversation_id=body.conversation_id, tenant=who.write_tenant,
-                    search_tenant=who.tenant, assistant=body.assistant)
+    return run_turn(engine, body.message, conversation_id=body.conversation_id,
+                    tenant=conversation_scope(who.tenant), search_tenant=who.tenant, assistant=body.assistant)
 
 
 _CHAT_RESPONSES = stream_responses(
-    "The turn as JSON, or with `stream=true` a `text/event-stream`: the dossier's search stages, then `dossier`, "
-    "`discovery`, `handoff`, `audit`, `reply` and `complete {conversation_id}`.")
+    "The turn as JSON, or with `stream=true` a `text/event-stream`: the dossier's search stages, then `dossier`; "
+    "with a streaming model `token` events as it writes and one `audit {paragraph, text, replaced}` per paragraph "
+    "as each is complete and audited; `discovery`, `handoff`, `reply` (the whole audited reply and its `audit`) "
+    "and `complete {conversation_id}`. Offline: one whole-reply `audit`.")
 
 
 @router.post("/chat", responses=_CHAT_RESPONSES)
 async def chat(request: Request, body: ChatBody, stream: bool = False,
                who: Principal = Depends(requires("viewer", "search"))) -> Any:
     """One turn: dossier, reply (LLM with tools, or offline), audit, persisted. `?stream=true`: SSE with the
-    search stages, then `dossier`, `discovery`, `handoff`, `audit`, `reply`, `complete {conversation_id}`."""
+    search stages, then `dossier`, `token`s and per-paragraph `audit`s (streaming model), `discovery`,
+    `handoff`, `reply`, `complete {conversation_id}`."""
     engine = state(request).engine
     if not stream:
         return await run_in_threadpool(lambda: fold_chat(_turn(engine, body, who)))
@@ -65,11 +69,11 @@ async def chat(request: Request, body: ChatBody, stream: bool = False,
 def chat_history(request: Request, conversation_id: str,
                  who: Principal = Depends(requires("viewer"))) -> Any:
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
-    return history(state(request).engine, conversation_id, tenant=who.write_tenant)
+    return history(state(request).engine, conversation_id, tenant=conversation_scope(who.tenant))
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
 def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
     """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
-    forget(state(request).engine, conversation_id, tenant=who.write_tenant)
+    forget(state(request).engine, conversation_id, tenant=conversation_scope(who.tenant))
     return Response(status_code=204)

@@ -127,7 +127,7 @@ def ingest_records(request: Request, body: RecordsIn, who: Principal = Depends(r
 @router.get("/items/{item_id:path}/similar", response_model=SimilarOut, tags=["items"])
 def similar_items(request: Request, item_id: str, limit: int = 10, include_drafts: Drafts = False,
                   include_archived: Archived = False, include_superseded: Superseded = False,
-                  who: Principal = Depends(requires("viewer"))) -> SimilarOut:
+                  who: Principal = Depends(requires("viewer", "search"))) -> SimilarOut:
     """Nearest items by embedding (likely duplicates flagged) and exact duplicates by content hash, among the
     items the caller may see (the include flags as in search)."""
     engine = state(request).engine

@@ -46,6 +46,9 @@ router = APIRouter(prefix="/api")
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 KEEP = 200  # finished jobs remembered for status polls
 MAX_QUEUED = 16  # uploads waiting behind the running one; more is a client flooding the worker
+# One tenant's share of that queue: the worker is shared, so a tenant that filled the whole queue would turn
+# every other tenant's upload into a 429.
+MAX_QUEUED_PER_TENANT = MAX_QUEUED // 2
 DISCONNECT_POLL_S = 0.25
 
 
@@ -118,10 +121,13 @@ class JobRunner:
 
     def submit(self, job: Job) -> Future[None]:
         with self._lock:
-            queued = sum(1 for j in self._jobs.values() if j.status == "queued")
-            if queued >= MAX_QUEUED:
+            waiting = [j for j in self._jobs.values() if j.status == "queued"]
+            own = sum(1 for j in waiting if j.tenant == job.tenant)
+            if len(waiting) >= MAX_QUEUED or own >= MAX_QUEUED_PER_TENANT:
                 job.staged.unlink(missing_ok=True)
-                raise RateLimited(f"{queued} uploads are already waiting to be ingested; retry in a minute",
+                queued = own if own >= MAX_QUEUED_PER_TENANT else len(waiting)
+                whose = "of your tenant's " if own >= MAX_QUEUED_PER_TENANT else ""
+                raise RateLimited(f"{queued} {whose}uploads are already waiting to be ingested; retry in a minute",
                                   retry_after=60, details={"queued": queued})
             self._jobs[job.id] = job
             while len(self._jobs) > KEEP:

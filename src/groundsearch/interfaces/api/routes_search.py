@@ -95,7 +95,7 @@ def preview(
 
 @router.get("/search/suggestions", response_model=SuggestionsOut, tags=["search"])
 def suggestions(request: Request, limit: Annotated[int, Query(description="clamped to 1–50")] = 10,
-                who: Principal = Depends(requires("viewer"))) -> SuggestionsOut:
+                who: Principal = Depends(requires("viewer", "preview"))) -> SuggestionsOut:
     """Popular topics: what the caller's tenant searched most in the last 30 days (query terms that are words of
     its corpus), else the entities mentioned in most of its published chunks. Fails soft: an empty list rather
     than an error, since the page works without them."""

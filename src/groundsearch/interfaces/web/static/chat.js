@@ -50,8 +50,23 @@ function paragraph(text, index, turn) {
   return p;
 }
 
+const paragraphsOf = (text) => text.split(/\n\s*\n/).filter((t) => t.trim());
+
 function paintText(turn, text) {
-  turn.text.replaceChildren(...text.split(/\n\s*\n/).filter((t) => t.trim()).map((t, i) => paragraph(t, i, turn)));
+  turn.text.replaceChildren(...paragraphsOf(text).map((t, i) => paragraph(t, i, turn)));
+}
+
+// Streamed text is provisional until its paragraph's audit event settles it: a settled paragraph is never
+// repainted from tokens, an unsettled one is shown marked as not yet checked.
+function paintStream(turn) {
+  paragraphsOf(turn.streamed).forEach((t, i) => {
+    if (turn.settled.has(i)) return;
+    const old = turn.text.querySelector(`p[data-paragraph="${i}"]`);
+    const fresh = paragraph(t, i, turn);
+    fresh.classList.add("provisional");
+    fresh.title = "not yet checked against the sources";
+    if (old) old.replaceWith(fresh); else turn.text.append(fresh);
+  });
 }
 
 // ---- one turn ------------------------------------------------------------------------------------------------
@@ -70,7 +85,7 @@ function startTurn(message) {
   const status = el("p", { class: "status", text: "Retrieving sources…" });
   const li = bubble("assistant", text, el("div", { class: "extras" }), status);
   li.setAttribute("aria-busy", "true");
-  return { li, text, extras: li.querySelector(".extras"), status, streamed: "" };
+  return { li, text, extras: li.querySelector(".extras"), status, streamed: "", settled: new Set() };
 }
 
 function renderDossier(d) {
@@ -101,7 +116,11 @@ function onChatEvent(turn, name, data) {
   switch (name) {
     case "results": turn.status.textContent = `${(data.results || []).length} sources found; preparing the dossier…`; break;
     case "dossier": turn.dossier = data; renderDossier(data); turn.status.textContent = "Composing the answer…"; break;
-    case "token": turn.streamed += data.text || ""; paintText(turn, turn.streamed); break;
+    case "token":
+      turn.streamed += data.text || "";
+      paintStream(turn);
+      turn.status.textContent = "Writing; each paragraph is checked against the sources as it completes…";
+      break;
     case "discovery":
       turn.extras.append(el("div", { class: "card discovery", role: "status", "data-signal": data.signal || "" },
         el("strong", { text: "A question back" }), el("p", { text: data.question || "" })));
@@ -113,8 +132,9 @@ function onChatEvent(turn, name, data) {
         (data.signals || []).length ? el("p", { class: "meta", text: `signals: ${data.signals.join("; ")}` }) : null));
       break;
     case "audit": onAudit(turn, data); break;
-    case "reply":
+    case "reply":  // the whole audited reply: the final word, whatever streamed before it
       paintText(turn, data.text || "");
+      if (data.audit) auditNote(turn, data.audit);
       for (const b of data.render || []) turn.extras.append(renderBlock(b));
       break;
     case "complete":
@@ -135,16 +155,23 @@ function onAudit(turn, data) {
     const old = turn.text.querySelector(`p[data-paragraph="${data.paragraph}"]`);
     const fresh = paragraph(data.text || "", data.paragraph, turn);
     if (old && data.replaced) old.replaceWith(fresh);
-    else if (!old) turn.text.append(fresh);
-  } else if (data.text != null) {
-    paintText(turn, data.text);
+    else if (old) { old.classList.remove("provisional"); old.removeAttribute("title"); }
+    else turn.text.append(fresh);
+    turn.settled.add(data.paragraph);
+    return;  // the turn's note comes with the reply, which carries the whole audit
   }
-  if (data.ran === false) {
-    turn.extras.append(el("p", { class: "audit-note", text: `not audited: ${data.reason || "auditor unavailable"}` }));
-  } else if (data.marked || data.rerolls) {
-    turn.extras.append(el("p", { class: "audit-note",
-      text: `auditor: ${data.marked || 0} claim(s) marked, ${data.rerolls || 0} reroll(s)` }));
-  }
+  if (data.text != null) paintText(turn, data.text);
+  auditNote(turn, data);
+}
+
+function auditNote(turn, data) {
+  let text = null;
+  if (data.ran === false) text = `not audited: ${data.reason || "auditor unavailable"}`;
+  else if (data.marked || data.rerolls) text = `auditor: ${data.marked || 0} claim(s) marked, ${data.rerolls || 0} reroll(s)`;
+  const old = turn.extras.querySelector(".audit-note");
+  if (text === null) { if (old) old.remove(); return; }
+  const note = el("p", { class: "audit-note", text });
+  if (old) old.replaceWith(note); else turn.extras.append(note);
 }
 
 function showChatError(turn, message) {

@@ -1,0 +1,84 @@
+"""Rate-limit bypass attempts over the real app: every route that runs retrieval spends the key's budget.
+
+A key's search budget is what stops one caller from keeping the shared machine busy; a route that searches
+without counting is a way around it. Each test uses a fresh key, so budgets never carry between tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from groundsearch.interfaces.api import create_app
+from groundsearch.interfaces.api.auth import KeyStore
+from tests.api.live import serve
+
+from .conftest import Server, open_engine, upload
+
+BUDGET = 3
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("limits")
+    engine = open_engine(tmp)
+    api = engine.settings.api.model_copy(update={"search_per_minute": BUDGET, "preview_per_minute": BUDGET})
+    settings = engine.settings.model_copy(update={"api": api})
+    keys = KeyStore(tmp / "keys.json")
+    with engine, serve(create_app(engine, settings, keys=keys)) as url:
+        server = Server(url, engine, keys, tmp)
+        editor = server.client(server.key("editor", "rl"))
+        r = upload(editor, "rl.md", "# Quillwort survey\n\nQuillwort grows in cold lakes.\n\n## Range\n\n"
+                                    "Quillwort is found across the north.\n")
+        assert r.status_code == 200, r.text
+        yield server
+
+
+def _item_id(server: Server) -> str:
+    with server.client(server.key("viewer", "rl")) as c:
+        hits = c.post("/api/search", json={"query": "quillwort"}).json()["results"]
+    return hits[0]["item_id"]
+
+
+CALLS: dict[str, Callable[[httpx.Client, Server], httpx.Response]] = {
+    "search": lambda c, s: c.post("/api/search", json={"query": "quillwort"}),
+    "chat, a new conversation each turn": lambda c, s: c.post("/api/chat", json={"message": "quillwort?"}),
+    "similar": lambda c, s: c.get(f"/api/items/{s.item}/similar"),  # type: ignore[attr-defined]
+    "trending": lambda c, s: c.get("/api/trending"),
+    "browse": lambda c, s: c.get("/api/browse"),
+    "validate-urls": lambda c, s: c.post("/api/validate-urls", json={"urls": ["https://example.org/"]}),
+    "suggestions": lambda c, s: c.get("/api/search/suggestions"),
+    "preview": lambda c, s: c.get("/api/search/preview", params={"q": "quil"}),
+}
+
+
+@pytest.mark.parametrize("route", list(CALLS))
+def test_attack_no_route_runs_retrieval_past_the_budget(limited: Server, route: str) -> None:
+    """Before the fix, ``/similar`` (a vector search) and ``/suggestions`` (corpus term counts and telemetry)
+    counted against nothing: a viewer could run them without end."""
+    limited.item = _item_id(limited)  # type: ignore[attr-defined]  # before the key under test spends anything
+    with limited.client(limited.key("viewer", "rl")) as c:
+        codes = [CALLS[route](c, limited).status_code for _ in range(BUDGET + 1)]
+    assert codes[:BUDGET] == [200] * BUDGET, codes
+    assert codes[BUDGET] == 429, codes
+
+
+def test_attack_forwarding_headers_do_not_reset_a_keys_budget(limited: Server) -> None:
+    """With keys, the budget is the key's: a new X-Forwarded-For (or X-Real-IP) per request changes nothing."""
+    with limited.client(limited.key("viewer", "rl")) as c:
+        codes = [c.post("/api/search", json={"query": "quillwort"},
+                        headers={"X-Forwarded-For": f"203.0.113.{i}", "X-Real-IP": f"198.51.100.{i}"}).status_code
+                 for i in range(BUDGET + 1)]
+    assert codes == [200] * BUDGET + [429], codes
+
+
+def test_attack_a_rejected_key_spends_nobody_elses_budget(limited: Server) -> None:
+    """Requests with a wrong secret for a real key id are 401 and do not eat that key's budget."""
+    key = limited.key("viewer", "rl")
+    key_id = key.split("_")[1]
+    with limited.client(f"gs_{key_id}_wrong-secret") as forged:
+        assert all(forged.post("/api/search", json={"query": "x"}).status_code == 401 for _ in range(BUDGET + 1))
+    with limited.client(key) as c:
+        assert [c.post("/api/search", json={"query": "quillwort"}).status_code for _ in range(BUDGET)] == [200] * 3
