@@ -253,3 +253,15 @@ def test_rival_values_on_the_page_lower_the_confidence_in_the_best_one() -> None
     # the same relation words and page share: only the margin differs
     assert confident(q, agreeing[:1], 0.4, vote_margin(agreeing, q))
     assert not confident(q, scattered[:1], 0.4, vote_margin(scattered, q))
+
+
+def test_an_unreadable_sentence_store_costs_time_not_the_answer() -> None:
+    from groundsearch.errors import StoreUnavailable
+
+    class Down:
+        def sentence_vectors(self, model, chunk_ids):  # type: ignore[no-untyped-def]
+            raise StoreUnavailable("connection refused")
+
+    vectors = SentenceVectors(HashEmbedder(), store=Down())
+    got = vectors.sentences([("news:s0#0", "Facebook acquired Instagram for $1 billion.")])
+    assert got.shape == (1, HashEmbedder().dim) and vectors.misses == 1

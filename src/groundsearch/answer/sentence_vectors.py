@@ -17,6 +17,7 @@ nothing global outlives an engine.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections import OrderedDict
@@ -25,9 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import StoreError
 from ..store.sentence_rows import digest
 
 __all__ = ["SENTENCE_CACHE_SIZE", "SentenceVectors", "sentence_vectors_for"]
+
+log = logging.getLogger("groundsearch.answer")
 
 SENTENCE_CACHE_SIZE = 20_000  # ~30 MB of 384-d float32 vectors at most
 
@@ -73,7 +77,11 @@ class SentenceVectors:
         self.hits += len(found)
         missing = [i for i in range(len(keys)) if i not in found]
         if missing and self.store is not None:
-            rows = self.store.sentence_vectors(model, list(dict.fromkeys(items[i][0] for i in missing)))
+            try:
+                rows = self.store.sentence_vectors(model, list(dict.fromkeys(items[i][0] for i in missing)))
+            except StoreError as exc:  # the stored rows only save time; the answer does not depend on them
+                log.warning("stored sentence vectors unreadable, embedding instead: %s", exc)
+                rows = {}
             read = {i: v for i in missing if (v := rows.get(items[i][0], {}).get(digest(items[i][1]))) is not None}
             found.update(read)
             self._remember({keys[i]: v for i, v in read.items()})
