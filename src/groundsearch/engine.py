@@ -15,7 +15,9 @@ from .errors import ConfigError, NotFound
 from .models.base import LLM, Embedder, Reranker
 from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
 from .query.filters import request_filter, visible_under
+from .query.judge import judge_for
 from .query.retrieve import Retriever
+from .scope import caller_scope
 from .settings import Settings, load_settings
 from .store.base import Store
 from .store.telemetry_base import Feedback, TelemetryStore
@@ -55,7 +57,8 @@ class Engine:
         self.reranker = reranker
         self.recorder = telemetry_recorder(settings, store, telemetry)
         self.retriever = Retriever(store, embedder, settings.retrieval, settings.collections, reranker=reranker,
-                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None)
+                                   llm=llm, feedback=self.feedback_stats if self.recorder is not None else None,
+                                   judge=judge_for(embedder))
         self._answer: Orchestrator | None = None  # built on first search
         self._embedding: Any = None  # the BackgroundEmbedder inside `serve`, once started
         self._url_health: UrlHealth | None = None  # built on first use, so its 24 h cache is shared
@@ -294,8 +297,9 @@ class Engine:
         self.retriever.clear_cache()
         return cal
 
-    def url_health(self) -> UrlHealth:
-        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set."""
+    def url_health(self, scope: str = "") -> UrlHealth:
+        """The auditor's link checker (L4), from ``settings.auditor``; Redis-cached when ``redis_url`` is set.
+        ``scope`` (the caller's tenant) keeps its cache entries apart from every other tenant's."""
         if self._url_health is None:
             from .answer.auditor.l4_urls import LocalCache, RedisCache
             from .answer.auditor.l4_urls import UrlHealth as Checker
@@ -304,7 +308,7 @@ class Engine:
             cache = RedisCache(self.settings.redis_url) if self.settings.redis_url else LocalCache()
             self._url_health = Checker(enabled=a.url_health, timeout_s=a.url_timeout_s, ttl_s=a.url_cache_ttl_s,
                                        cache=cache, allow_private=a.url_allow_private)
-        return self._url_health
+        return self._url_health.scoped(scope)
 
     def extractive_stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         """:meth:`stream` with no LLM in it (rules-and-prototypes intent, extractive prose): what the chat
@@ -362,21 +366,21 @@ class Engine:
         """Mark a source request ``request_id`` showed as useful or not; ``NotFound`` unless that request is
         the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown)."""
         store = self._telemetry_for("feedback")
-        shown = store.request_results(tenant or "", request_id)
+        shown = store.request_results(caller_scope(tenant), request_id)
         if shown is None:
             raise NotFound(f"no request with id {request_id!r}", details={"request_id": request_id})
         if item_id not in shown:
             raise NotFound(f"request {request_id!r} did not show item {item_id!r}",
                            details={"request_id": request_id, "item_id": item_id})
-        return store.put_feedback(tenant or "", request_id, item_id, useful)
+        return store.put_feedback(caller_scope(tenant), request_id, item_id, useful)
 
     def remove_feedback(self, feedback_id: str, *, tenant: str | None = None) -> None:
-        if not self._telemetry_for("feedback").delete_feedback(tenant or "", feedback_id):
+        if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id):
             raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
 
     def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """``{item_id: (useful, marks)}`` of ``tenant`` (what the weighted profile's feedback boost reads)."""
-        return self._telemetry_for("feedback").feedback_stats(tenant or "", item_ids)
+        return self._telemetry_for("feedback").feedback_stats(caller_scope(tenant), item_ids)
 
     def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:
         """What ``tenant``'s users search most since ``since`` (a UTC datetime): query-term counts from
@@ -385,7 +389,7 @@ class Engine:
         if recorder is None:
             return []
         names = [term for term, _ in self.store.top_terms(SearchFilter(tenant=tenant), 5000)]
-        return recorder.popular_terms(tenant or "", since, limit, names)
+        return recorder.popular_terms(caller_scope(tenant), since, limit, names)
 
     def _telemetry_for(self, what: str) -> TelemetryStore:
         if self.recorder is None:

@@ -157,7 +157,8 @@ class Orchestrator:
               profile: PlanProfile | None = None) -> RetrievalPlan:
         return plan_retrieval(intent, request, self.settings, tenant=tenant, today=self.today(),
                               embedder_id=self.retriever.embedder.model_id, profile=profile,
-                              stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None)
+                              stored_gate=self.retriever.stored_gate_threshold(), has_llm=self.retriever.llm is not None,
+                              judge_id=self.retriever.judge.name if self.retriever.judge is not None else "")
 
     def _trending(self, intent: Intent, plan: RetrievalPlan, run: _Run) -> list[StructuredResult]:
         """The trending table for a "what's trending" request, over the plan's collections and governance (not
@@ -232,7 +233,8 @@ class Orchestrator:
             else:
                 with metered(meter, "narration"):
                     synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
-                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.max_tokens,
+                                           load_prompt=self.load_prompt, max_tokens=self.settings.llm.narration_max_tokens,
+                                           deadline_s=self.settings.llm.timeout_s,
                                            vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose

@@ -66,10 +66,15 @@ class WeightedProfile(_Frozen):
 
 class RetrievalSettings(_Frozen):
     rrf_k: int = Field(default=60, ge=1)
-    # keyword + vector fuse by z-scored leg scores unless "rrf"; with the graph leg, RRF at graph_rrf_k (its
-    # PageRank mass is heavy-tailed, so ranks fuse it better). Chosen by measurement, bench-retrieval.md.
+    # keyword + vector fuse by z-scored leg scores unless "rrf". With the graph leg: for an entity-seeking
+    # question, that fused ranking and the graph's meet in an RRF at graph_question_k, the graph's ranks
+    # weighted graph_weight; for any other graph-routed request (comparisons, graph formats, bridge phrases),
+    # RRF over the three legs at graph_rrf_k (PageRank mass is heavy-tailed, so ranks fuse it better).
+    # Chosen by measurement, BENCHMARKS.md issue 12.
     fusion: Literal["zscore", "rrf"] = "zscore"
     graph_rrf_k: int = Field(default=10, ge=1)
+    graph_question_k: int = Field(default=8, ge=1)
+    graph_weight: float = Field(default=1.2, gt=0, le=10)
     k_per_leg: int = Field(default=100, ge=1, le=1000)
     weighted: WeightedProfile = WeightedProfile()
     duplicate_threshold: float = Field(default=0.95, ge=0, le=1)
@@ -81,6 +86,9 @@ class RetrievalSettings(_Frozen):
     blas_threads: int = Field(default=1, ge=0, le=256)
     # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
     gate_threshold: float | None = Field(default=None, ge=0, le=1)
+    # The e5 judge's threshold for requests the embedder cannot read (query.judge); None: query.gate's
+    # MULTILINGUAL_THRESHOLD; 0 leaves those requests unjudged, as before the judge.
+    gate_multilingual_threshold: float | None = Field(default=None, ge=0, le=1)
     gate_depth: int = Field(default=10, ge=1, le=1000)
     # The reranker slot, chosen by configuration: "none", "e5" (bi-encoder re-scoring), "llm" (the configured
     # OpenAI-compatible endpoint scores passages), "onnx" (a BERT-style cross-encoder at rerank_model_path).
@@ -112,6 +120,9 @@ class LLMSettings(_Frozen):
     gguf_path: Path | None = None
     timeout_s: float = Field(default=20.0, gt=0)
     max_tokens: int = Field(default=512, ge=16)
+    # Narration's own cap: a few cited sentences. 512 tokens decode for minutes on a shared CPU (~0.4 s/token
+    # at load 15); an endpoint with a fast model can raise it.
+    narration_max_tokens: int = Field(default=160, ge=16)
     request_token_budget: int = Field(default=4000, ge=64)
     prompts_version: str = "v1"
 

@@ -216,6 +216,7 @@ MergeRule = Literal["fused_score", "recency"]
 Fusion = Literal["rrf", "zscore"]
 Rewrite = Literal["none", "hyde", "multi_query", "prf", "rocchio"]  # prf: keyword expansion (RM3-style); rocchio: dense
 RetrievalPattern = Literal["pipeline", "agentic", "kg", "hybrid"]
+GateJudge = Literal["vector", "multilingual"]  # the vector leg's cosine, or e5 over the candidates (query.judge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +241,7 @@ class RetrievalPlan:
     rewrite: Rewrite = "none"
     rerank: bool = False
     gate_threshold: float = 0.0
+    gate_judge: GateJudge = "vector"
     reasons: tuple[str, ...] = ()  # one line per decision, printed by --explain
     graph_seeds: tuple[str, ...] = ()  # normalised entity names the graph leg's PageRank restarts from
     rerank_depth: int = 0  # how many fused candidates the configured reranker re-scores
@@ -248,6 +250,7 @@ class RetrievalPlan:
     reformulation: str | None = None  # the gate's one retry when the first candidates fail it
     relax_horizon: bool = False  # a guessed horizon that leaves a planned collection empty is dropped for it
     graph_passage_seeds: int = 0  # the graph walk also restarts from the entities of the top-N vector hits
+    graph_weight: float = 1.0  # z-score fusion with the graph leg: the weight of the graph's ranks in the final RRF
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,3 +163,59 @@ def test_a_timeline_word_followed_by_a_when_question_asks_for_a_date():
     assert d("when did LLaMA come out? show a timeline").format == "timeline"
     assert d("what happened when, for the reranking papers? timeline please").format == "timeline"
     assert d("timeline of the LLaMA papers").format == "timeline"
+
+
+def test_a_timeline_for_doing_something_is_a_schedule_unless_a_verb_asks_for_one():
+    assert d("the timeline for deprecating the v2 endpoints").format == "default"
+    assert d("what's the timeline for removing the old config keys").format == "default"
+    assert d("make a timeline for tracking the agent releases").format == "timeline"
+    assert d("the timeline of the reranker releases").format == "timeline"
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        ("stell die neuen Releases tabellarisch dar", "table"),
+        ("stellt die SIGIR-Paper als Zeitleiste dar", "timeline"),
+        ("liste die Agent-Releases tabellarisch auf", "table"),
+        ("fass die RAG-Paper tabellarisch zusammen", "table"),
+        ("stell die Releases pro Monat grafisch dar", "chart"),
+        ("Paper über grafisch ontwerp", "default"),
+    ],
+)
+def test_german_verbs_split_around_their_object_put_the_format_word_to_use(query, fmt):
+    got = d(query)
+    assert got.format == fmt and got.sure
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt", "subtype"),
+    [
+        # a correction: what follows it is the wish
+        ("a bar chart of releases per month, actually make it a line chart", "chart", "line"),
+        ("gráfico de barras por sede, mejor dicho un gráfico circular", "chart", "pie"),
+        ("pie chart of the venues", "chart", "pie"),
+        # ranking verbs and ranking words in other languages
+        ("rank the products by how many releases they had, as bars", "chart", "ranked-bar"),
+        ("classement des produits par nombre de versions en diagramme en barres", "chart", "ranked-bar"),
+        ("bar chart of popularity rank per product", "chart", "bar"),
+        # a network by its other names, and relation words in every language
+        ("the venues and authors as a node-link diagram", "graph", None),
+        ("las relaciones entre autores como grafo", "graph", None),
+        ("zeig die Verbindungen zwischen den Autoren als Graph", "graph", None),
+        # a qualifier glued to a format noun
+        ("eine Vergleichstabelle der Reranker-Releases", "table", None),
+        ("maak een overzichtstabel van de papers", "table", None),
+        ("Hashtabelle in der Doku", "default", None),
+        ("ohne Tabelle, nur Text", "default", None),
+        # what a chart kind is for, asked in Chinese and Japanese
+        ("饼图有什么用？", "default", None),
+        ("ヒートマップの読み方を教えて", "default", None),
+        # a schedule is not a timeline
+        ("is there a migration timeline for the old config keys?", "default", None),
+        ("timeline of the migration guides", "timeline", None),
+    ],
+)
+def test_heldout4_error_classes(query, fmt, subtype):
+    got = d(query)
+    assert (got.format, got.chart_subtype) == (fmt, subtype)

@@ -132,6 +132,20 @@ def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():
     assert len(t["load_avg_before"]) == 3 and len(t["load_avg_after"]) == 3
 
 
+def test_eval_tier1_timing_times_tier_1_alone_through_the_cli(tmp_path):
+    from groundsearch.interfaces.cli import main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"query": "a table of the papers", "format": "table"}\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "eval", "--intents", str(rows),
+                                       "--tier1-timing", "--json"])
+    assert result.exit_code == 0, result.output
+    timing = json.loads(result.output)
+    assert timing["calls_per_run"] == 5 and set(timing["cpu"]) == {"p50", "p95", "p99"}
+    text = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "eval", "--intents", str(rows), "--tier1-timing"])
+    assert "tier 1 per call" in text.output
+
+
 @pytest.mark.slow
 def test_heldout_format_and_chart_kind_meet_the_bar(tmp_path):
     """Issue 10's bar on the held-out split, through the CLI with the real MiniLM and e5 (tier 3 off)."""

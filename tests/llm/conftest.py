@@ -27,6 +27,9 @@ GGUF = CACHE / "llm" / "model.gguf"
 # 1 thread by default: on an idle 2-core box 2 threads decode ~1.4x faster (MODELS.md), but when the cores are
 # shared llama.cpp's spinning thread barriers collapse (measured 1.8 s/token with 2 threads vs 0.15 s/token
 # with 1 at load ~15), and the test suite runs beside other work. GROUNDSEARCH_LLM_THREADS=2 on a quiet box.
+# Prompt evaluation has its own thread count, which the server defaults to cpu_count (2), not n_threads, so
+# both are set. (Decode at load ~20 on 2026-12-01: 4.8 s/token with 2 threads, 0.38 s/token with 1; prompt
+# evaluation was ~5 tokens/s either way at load 12-15, so the batch setting alone is no cure for a busy box.)
 THREADS = os.environ.get("GROUNDSEARCH_LLM_THREADS", "1")
 
 
@@ -58,6 +61,13 @@ def gguf() -> Path:
 
 @pytest.fixture(scope="session")
 def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
+    reuse = os.environ.get("GROUNDSEARCH_LLM_SERVER")  # e.g. http://127.0.0.1:8431/v1: one already serving this GGUF
+    if reuse:
+        # on a shared 2-core box a second model server halves the first one's share of the CPU
+        if httpx.get(f"{reuse.rstrip('/')}/models", timeout=10).status_code != 200:
+            pytest.fail(f"GROUNDSEARCH_LLM_SERVER={reuse} does not answer /models")
+        yield LocalServer(base_url=reuse.rstrip("/"), gguf=gguf)
+        return
     if not SERVER_PYTHON.is_file():
         missing(f"the llama.cpp server venv ({SERVER_PYTHON})")
     port = _free_port()
@@ -65,7 +75,7 @@ def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [str(SERVER_PYTHON), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS],
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS, "--n_threads_batch", THREADS],
             stdout=out, stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}/v1"

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("py3langid")
 
+from groundsearch.query.gate import MULTILINGUAL_THRESHOLD  # noqa: E402
 from groundsearch.query.language import MIN_PROBABILITY, detect, unreadable  # noqa: E402
 from groundsearch.query.planner import plan_retrieval  # noqa: E402
 from groundsearch.settings import Settings  # noqa: E402
@@ -22,10 +23,10 @@ E5 = "multilingual-e5-small-q4@abcdef123456"
 TODAY = dt.date(2026, 12, 1)
 
 
-def _plan(query: str, embedder_id: str = MINILM, **request: object):
-    settings = Settings()
-    return plan_retrieval(Intent(), SearchRequest(query=query, **request), settings, tenant=None, today=TODAY,
-                          embedder_id=embedder_id)
+def _plan(query: str, embedder_id: str = MINILM, judge_id: str = "", settings: Settings | None = None,
+          **request: object):
+    return plan_retrieval(Intent(), SearchRequest(query=query, **request), settings or Settings(), tenant=None,
+                          today=TODAY, embedder_id=embedder_id, judge_id=judge_id)
 
 
 @pytest.mark.parametrize("query", [
@@ -35,8 +36,24 @@ def _plan(query: str, embedder_id: str = MINILM, **request: object):
 ])
 def test_a_request_minilm_cannot_read_is_not_judged_and_the_plan_says_why(query):
     p = _plan(query)
-    assert p.gate_threshold == 0.0 and p.reformulation is None
+    assert p.gate_threshold == 0.0 and p.reformulation is None and p.gate_judge == "vector"
     assert any(r.startswith("gate not judged: the request reads as") for r in p.reasons)
+
+
+@pytest.mark.parametrize("query", ["gráfico circular de artículos por sede", "按会议统计论文的饼图",
+                                   "zet de ICLR-papers in een tabel"])
+def test_with_a_multilingual_judge_such_a_request_is_judged_by_it(query):
+    p = _plan(query, judge_id="multilingual-e5-small")
+    assert p.gate_judge == "multilingual" and p.gate_threshold == pytest.approx(MULTILINGUAL_THRESHOLD)
+    assert any(r.startswith("gate judged by multilingual-e5-small over the candidates") for r in p.reasons)
+    off = Settings.model_validate({"retrieval": {"gate_multilingual_threshold": 0}})
+    assert _plan(query, judge_id="multilingual-e5-small", settings=off).gate_judge == "vector"
+    assert _plan(query, judge_id="multilingual-e5-small", settings=off).gate_threshold == 0.0
+
+
+def test_english_requests_never_go_to_the_multilingual_judge():
+    p = _plan("pie chart of papers per venue", judge_id="multilingual-e5-small")
+    assert p.gate_judge == "vector" and p.gate_threshold == pytest.approx(0.35)
 
 
 @pytest.mark.parametrize("query", ["who wrote RankVicuna?", "explain box plots", "funnel diagram of ingest stages",

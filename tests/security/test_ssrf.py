@@ -135,3 +135,40 @@ def test_attack_dns_rebinding_cannot_reach_loopback(links: LinkServer, monkeypat
     status = UrlHealth(timeout_s=0.5).check(f"http://rebind.test:{_port(links)}/ok")
     assert sum(links.hits.values()) == before, "the rebinding answer was connected to"
     assert not status.healthy, status
+
+
+# ---- the link cache is shared by every tenant's checks ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    from groundsearch.interfaces.api.auth import KeyStore
+
+    tmp: Path = tmp_path_factory.mktemp("ssrf-keyed")
+    settings = make_settings(tmp)
+    settings = settings.model_copy(update={
+        "auditor": settings.auditor.model_copy(update={"url_health": True, "url_timeout_s": 0.5}),
+        "api": settings.api.model_copy(update={"local_mode": False})})
+    keys = KeyStore(tmp / "keys.json")
+    made = {t: keys.create("viewer", tenant=t)[1] for t in ("cache-a", "cache-b")}
+    with make_engine(tmp, settings) as engine, serve(create_app(engine, keys=keys)) as url:
+        yield url, made
+
+
+def test_attack_the_link_cache_does_not_tell_one_tenant_what_another_checked(
+        keyed: tuple[str, dict[str, str]]) -> None:
+    """Tenant A checks a link only it knows (a partner's deal page). Tenant B asking for the same address must
+    not get A's answer back marked ``cached`` — that tells B that someone here looked at that page in the last
+    day. Before the fix the 24 h cache was one namespace for every tenant."""
+    url, keys = keyed
+    link = "http://partner-deal.invalid/2026-merger"
+
+    def check(tenant: str) -> dict[str, Any]:
+        r = httpx.post(f"{url}/api/validate-urls", json={"urls": [link]}, timeout=30,
+                       headers={"Authorization": f"Bearer {keys[tenant]}"})
+        assert r.status_code == 200, r.text
+        return r.json()["results"][0]
+
+    assert check("cache-a")["cached"] is False
+    assert check("cache-a")["cached"] is True  # A's own repeat is served from the cache ...
+    assert check("cache-b")["cached"] is False  # ... B's first look is B's own

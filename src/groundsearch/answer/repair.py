@@ -41,7 +41,7 @@ def _messages(system: str, sentence: Sentence, why: str, hits: Sequence[Evidence
               handles: Sequence[str]) -> list[ChatMessage]:
     cited = "".join(f"[e{handles.index(c) + 1}]" for c in sentence.citations if c in handles)
     user = (f"<sentence>{sentence.text} {cited}</sentence>\n<problem>{why}</problem>\n"
-            + evidence_block(hits))
+            + evidence_block(hits, sentence.text))
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 

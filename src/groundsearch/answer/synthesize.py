@@ -11,25 +11,37 @@ most ~80 words that introduces the tables/charts when those carry the content, n
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..models.base import LLM, ChatMessage
+from ..models import metering
+from ..models.base import LLM, ChatMessage, Completion
+from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
-from .extractive import answer
+from .extractive import answer, no_answer
 from .sentence_vectors import SentenceVectors
 from .summary import SHORT_WORDS, short_paragraph
 
-__all__ = ["SHORT_WORDS", "Synthesis", "evidence_block", "extractive", "narrate", "parse_narration", "repeats_a_row",
+__all__ = ["SHORT_WORDS", "Synthesis", "declined", "evidence_block", "extractive", "narrate", "parse_narration", "repeats_a_row",
            "synthesize"]
 
-LLM_EVIDENCE = 8
-LLM_PASSAGE_CHARS = 700
+# The prompt is the cost of narration on a CPU model: prompt evaluation ran at ~5 tokens/s on this project's
+# shared 2-core machine at load 12-16 (~170 tokens/s idle), so 8 passages of 700 characters (~1,500 tokens)
+# could never finish inside the 20 s timeout. Five windows of 360 characters, each around the passage's
+# sentence closest to the request, within 1,500 characters in all, keep the prompt near 450 tokens.
+LLM_EVIDENCE = 5
+LLM_PASSAGE_CHARS = 360
+LLM_EVIDENCE_CHARS = 1500
 _CITE = re.compile(r"\[(e\d+)\]")
 _LEAD_MARK = re.compile(r"^(?:[-*+]\s+|\d+\.\s+|>\s*)")  # bullet, number or quote marker
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a code block (or one left open by a cut-off reply)
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: the least a sentence has
+# The model saying, in its own words, that the evidence holds no answer ("The evidence does not mention …").
+_DECLINES = re.compile(r"\b(?:does not|doesn't|do not|don't|cannot|can't|is not|isn't|no)\b[^.]{0,60}?"
+                       r"\b(?:answer|mention|say|state|contain|provide|include|information|specify|found)",
+                       re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +70,33 @@ def extractive(intent: Intent, query: str, results: Sequence[Any], hits: Sequenc
 # ---- LLM narration --------------------------------------------------------------------------------
 
 
-def evidence_block(hits: Sequence[EvidenceHit]) -> str:
-    """The top passages numbered ``[e1]…`` inside ``<evidence>`` tags (data, not instructions)."""
-    passages = []
+def passage_window(text: str, focus: str = "", limit: int = LLM_PASSAGE_CHARS) -> str:
+    """At most ``limit`` characters of ``text``, starting at its sentence that shares the most terms with
+    ``focus`` (the request, or a sentence being restated): a passage's answer is often not in its first lines."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    wanted = set(analyze(focus))
+    start, best = 0, 0
+    if wanted:
+        for m in re.finditer(r"(?:^|(?<=[.!?]\s))\S", text):
+            end = text.find(". ", m.start())
+            shared = len(wanted & set(analyze(text[m.start(): end if end > 0 else None])))
+            if shared > best:
+                start, best = m.start(), shared
+    start = max(0, min(start, len(text) - limit))  # a window near the end still fills its length
+    return ("… " if start else "") + text[start: start + limit]
+
+
+def evidence_block(hits: Sequence[EvidenceHit], focus: str = "") -> str:
+    """The top passages numbered ``[e1]…`` inside ``<evidence>`` tags (data, not instructions), each a
+    window around ``focus``, cut off once the block holds :data:`LLM_EVIDENCE_CHARS` characters of text."""
+    passages, used = [], 0
     for i, hit in enumerate(hits[:LLM_EVIDENCE], start=1):
-        text = " ".join(hit.chunk.text.split())[:LLM_PASSAGE_CHARS]
+        if used >= LLM_EVIDENCE_CHARS:
+            break
+        text = passage_window(hit.chunk.text, focus, min(LLM_PASSAGE_CHARS, LLM_EVIDENCE_CHARS - used + 40))
+        used += len(text)
         passages.append(f"[e{i}] ({hit.item.collection}) {hit.item.title}: {text}")
     return "<evidence>\n" + "\n".join(passages) + "\n</evidence>"
 
@@ -74,7 +108,7 @@ def _messages(system: str, query: str, hits: Sequence[EvidenceHit], results: Seq
     user = f"<request>{query}</request>\n"
     if shown:
         user += f"<shown>{shown}</shown>\n"
-    user += evidence_block(hits)
+    user += evidence_block(hits, query)
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
@@ -97,28 +131,63 @@ def parse_narration(text: str, ids: Sequence[str]) -> Prose:
     return Prose(sentences=tuple(sentences), mode="llm")
 
 
+def declined(prose: Prose) -> bool:
+    """The narration cites nothing and says the evidence does not answer: an abstention, not an answer."""
+    return not any(s.citations for s in prose.sentences) and any(_DECLINES.search(s.text) for s in prose.sentences)
+
+
 def _complete_sentences(text: str) -> str:
     """``text`` up to its last sentence end: what survives of a reply cut off mid-sentence."""
     ends = [m.end() for m in re.finditer(r"[.!?](?:\s*\[e\d+\])*", text)]
     return text[: ends[-1]] if ends else ""
 
 
+def _written(llm: LLM, messages: list[ChatMessage], max_tokens: int, deadline_s: float | None) -> Completion:
+    """The model's reply, streamed when it can stream so that a reply still being written at ``deadline_s``
+    keeps what it has (``finish_reason`` ``deadline``) instead of being lost to a timeout."""
+    stream = getattr(llm, "stream", None)
+    if stream is None or deadline_s is None:
+        return llm.complete(messages, max_tokens=max_tokens)
+    started, pieces = time.monotonic(), []
+    replies = stream(messages, max_tokens=max_tokens)
+    try:
+        for piece in replies:
+            if isinstance(piece, Completion):
+                return piece
+            pieces.append(piece)
+            if time.monotonic() - started > deadline_s:
+                break
+    finally:
+        replies.close()  # stops decoding on the server
+    # a stream closed early never reaches its own charge: the tokens decoded so far are charged here (the
+    # prompt estimated at 4 characters a token, as the client does when a server sends no usage)
+    late = Completion(text="".join(pieces), model=getattr(llm, "name", ""), finish_reason="deadline",
+                      prompt_tokens=(sum(len(m.content) for m in messages) + 3) // 4, completion_tokens=len(pieces))
+    metering.charge(late)
+    return late
+
+
 def narrate(llm: LLM, system: str, query: str, hits: Sequence[EvidenceHit], results: Sequence[Any], *,
-            short: bool, max_tokens: int) -> tuple[Prose, tuple[str, ...]]:
+            short: bool, max_tokens: int, deadline_s: float | None = None) -> tuple[Prose, tuple[str, ...]]:
     """One bounded LLM call → (prose, degraded notes); raises when nothing usable came back (the caller
-    falls back). A reply cut off at ``max_tokens`` keeps its complete sentences and says so; the
-    unfinished one is dropped, never shown."""
-    completion = llm.complete(_messages(system, query, hits, results), max_tokens=max_tokens)
+    falls back). A reply cut off at ``max_tokens`` or at ``deadline_s`` keeps its complete sentences and
+    says so; the unfinished one is dropped, never shown."""
+    completion = _written(llm, _messages(system, query, hits, results), max_tokens, deadline_s)
     text, notes = completion.text, ()
-    if completion.finish_reason == "length":
+    if completion.finish_reason in ("length", "deadline"):
         text = _complete_sentences(text)
         if not text.strip():
             raise ValueError("the narration was cut off at max_tokens before its first sentence ended")
-        notes = (f"synthesis: the narration reached max_tokens ({max_tokens}); its unfinished last sentence "
-                 f"was dropped",)
+        limit = f"max_tokens ({max_tokens})" if completion.finish_reason == "length" else "the LLM timeout"
+        notes = (f"synthesis: the narration reached {limit}; its unfinished last sentence was dropped",)
     prose = parse_narration(text, [h.id for h in hits[:LLM_EVIDENCE]])
     if not prose.sentences:
         raise ValueError("the narration was empty")
+    if declined(prose):
+        # the same plain notice, naming the closest matches, that the extractive answer gives: a reader (and
+        # the eval's abstention count) sees one way of saying "not found", whoever wrote the answer
+        return Prose(sentences=(no_answer(hits),), mode="extractive"), notes + (
+            "synthesis: the model found no answer in the evidence; the no-answer notice is shown",)
     if short:
         kept: list[Sentence] = []
         for s in prose.sentences:
@@ -153,6 +222,7 @@ def synthesize(
     load_prompt: Callable[[str], str] | None = None,
     max_tokens: int = 512,
     vectors: SentenceVectors | None = None,
+    deadline_s: float | None = None,
 ) -> Synthesis:
     """Prose for one response: LLM narration when ``llm`` is given, else (or on any failure) extractive."""
     if not hits:
@@ -165,7 +235,7 @@ def synthesize(
     try:
         system = load_prompt("synthesis_tables" if short else "synthesis_default")
         prose, notes = narrate(llm, system, query, hits, results, short=short,
-                               max_tokens=min(max_tokens, 200) if short else max_tokens)
+                               max_tokens=min(max_tokens, 200) if short else max_tokens, deadline_s=deadline_s)
         if short:
             kept = tuple(x for x in prose.sentences if not repeats_a_row(x.text, results))
             if len(kept) < len(prose.sentences):

@@ -198,7 +198,7 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
     retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
     A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` whatever ``tenant`` says: it holds
-    every tenant's text, so it must not be readable by the default tenant (``conversation_scope``).
+    every tenant's text, so it must not be readable by the default tenant (``groundsearch.scope``).
 
     A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
     unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
@@ -238,7 +238,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     rule_handoff = handoff_decision(current, dossier, {n: a.topics for n, a in assistants.items()})
     degraded: list[str] = []
     meter = Meter(settings.chat.token_budget, settings.llm.prices)
-    by_paragraph = ParagraphAuditor(dossier, engine.llm, current, url_health=engine.url_health(),
+    by_paragraph = ParagraphAuditor(dossier, engine.llm, current, url_health=engine.url_health(tenant),
                                     max_rerolls=settings.auditor.max_rerolls)
     first_token_at = None
     if not dossier.grounded:
@@ -249,6 +249,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                                                      by_paragraph)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
+                first_token_at = None  # what streamed is replaced: the answer's text exists only now
                 out = _Reply()
                 out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
         except LLMError as exc:
@@ -289,14 +290,14 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     else:
         with metered(meter, "chat"):
             audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
-                               url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
+                               url_health=engine.url_health(tenant), max_rerolls=settings.auditor.max_rerolls)
     final = audit.get("text", out.text)
     if out.mode == "llm" and echoes(final, out.withheld, _allowed(dossier, text)):
         # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds
         degraded.append("llm: the audited reply repeated an instruction found in a source; answered offline")
         out.mode = "offline"
         audit = audit_text(_offline_text(dossier) or current.fallback_text, dossier, None, current,
-                           url_health=engine.url_health(), max_rerolls=settings.auditor.max_rerolls)
+                           url_health=engine.url_health(tenant), max_rerolls=settings.auditor.max_rerolls)
         final = audit.get("text", "")
         streamed = False  # the reader saw the model's text: one whole-reply audit event replaces it
     # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak

@@ -76,6 +76,8 @@ class CaseResult:
     fake_stated: bool
     answer_ms: float
     retrieve_ms: float
+    judged: bool | None = None  # the LLM judge's verdict on the prose (None: no judge, or it failed)
+    narrated: bool = False  # the prose is the LLM's (not the extractive fallback)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +95,13 @@ class AnswerScores:
     p95_ms: float
     retrieve_p50_ms: float
     retrieve_p95_ms: float
+    narrated: float = 0.0  # share of answers the LLM narrated (the rest fell back to extractive)
+    judge_faithful: float | None = None  # share of judged answers the LLM judge called supported
+    judged: int = 0
 
-    def as_json(self) -> dict[str, float]:
-        out = {k: round(getattr(self, k), 4) for k in self.__slots__}  # type: ignore[attr-defined]
+    def as_json(self) -> dict[str, float | None]:
+        out: dict[str, float | None] = {k: None if getattr(self, k) is None else round(getattr(self, k), 4)
+                                        for k in self.__slots__}  # type: ignore[attr-defined]
         out["p95_ratio_to_retrieval"] = round(self.p95_ms / self.retrieve_p95_ms, 2) if self.retrieve_p95_ms else 0.0
         return out
 
@@ -182,7 +188,7 @@ def conflict_flagged(response: SearchResponse) -> bool:
 
 
 def score_case(case: AnswerCase, response: SearchResponse, relevant: set[str], answer_ms: float,
-               retrieve_ms: float) -> CaseResult:
+               retrieve_ms: float, judged: bool | None = None) -> CaseResult:
     docs = {r.id: doc_id_of_out(r) for r in response.results}
     cited = list(dict.fromkeys(c for s in response.prose.sentences for c in s.citations))
     line = answer_line(response)
@@ -200,6 +206,8 @@ def score_case(case: AnswerCase, response: SearchResponse, relevant: set[str], a
         fake_stated=line is not None and contains_answer(line, case.fake_answers),
         answer_ms=answer_ms,
         retrieve_ms=retrieve_ms,
+        judged=judged,
+        narrated=response.prose.mode == "llm",
     )
 
 
@@ -226,6 +234,11 @@ def aggregate(results: Sequence[CaseResult]) -> AnswerScores:
         p95_ms=percentile([r.answer_ms for r in results], 95),
         retrieve_p50_ms=percentile([r.retrieve_ms for r in results], 50),
         retrieve_p95_ms=percentile([r.retrieve_ms for r in results], 95),
+        narrated=sum(r.narrated for r in results) / n,
+        judge_faithful=(sum(bool(r.judged) for r in results if r.judged is not None) /
+                        max(1, sum(r.judged is not None for r in results))) if any(r.judged is not None for r in results)
+        else None,
+        judged=sum(r.judged is not None for r in results),
     )
 
 
@@ -260,8 +273,22 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return value, (time.perf_counter() - t) * 1000
 
 
+def judged_prose(judge: Callable[[str, str, str], bool | None], store: Any, question: str,
+                 response: SearchResponse) -> bool | None:
+    """The judge's verdict on the prose against the full text of the passages it cites (the first three
+    shown when it cites none)."""
+    if not response.prose.sentences:
+        return None
+    cited = list(dict.fromkeys(c for s in response.prose.sentences for c in s.citations))
+    ids = cited or [r.id for r in response.results[:3]]
+    views = store.chunks(ids)
+    passages = [" ".join(views[i].chunk.text.split()) for i in ids if i in views]
+    return judge(question, "\n\n".join(passages), response.prose.text)
+
+
 def run_condition(engine: Any, cases: Mapping[str, AnswerCase], requests: Mapping[str, SearchRequest],
-                  qrels: Mapping[str, Mapping[str, int]], tick: Callable[[int], None]) -> list[CaseResult]:
+                  qrels: Mapping[str, Mapping[str, int]], tick: Callable[[int], None],
+                  judge: Callable[[str, str, str], bool | None] | None = None) -> list[CaseResult]:
     results = []
     first = next(iter(requests.values()), None)
     if first is not None:  # warm-up: model sessions and index readers load lazily
@@ -272,17 +299,24 @@ def run_condition(engine: Any, cases: Mapping[str, AnswerCase], requests: Mappin
         engine.retriever.clear_cache()
         response, answer_ms = _timed(lambda r=request: engine.search(r))
         relevant = {d for d, g in qrels.get(qid, {}).items() if g > 0}
-        results.append(score_case(cases[qid], response, relevant, answer_ms, retrieve_ms))
+        verdict = judged_prose(judge, engine.store, cases[qid].text, response) if judge is not None else None
+        results.append(score_case(cases[qid], response, relevant, answer_ms, retrieve_ms, verdict))
         tick(i)
     return results
 
 
 def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embedder: Any = None,
                     base_settings: Any = None, cache_root: Path | None = None, limit_queries: int | None = None,
-                    progress: Progress | None = None) -> dict[str, Any]:
-    """Scores per condition and split, as one JSON-ready dict (see the module docstring)."""
+                    progress: Progress | None = None, split: str = "all",
+                    judge: Callable[[str, str, str], bool | None] | None = None) -> dict[str, Any]:
+    """Scores per condition and split, as one JSON-ready dict (see the module docstring). ``split``
+    (heldout / tune) keeps only that half before ``limit_queries`` takes its first N; ``judge(question,
+    passages, prose)`` adds the LLM judge's faithfulness column."""
     if limit_queries is not None and limit_queries < 1:
         raise InvalidInput("--limit-queries must be at least 1", details={"field": "limit_queries"})
+    if split != "all":
+        held = heldout_ids(dataset)
+        dataset = dataset.only([q for q in dataset.queries if (q in held) == (split == "heldout")])
     data = dataset.limited(limit_queries)
     cases = load_cases(data)
     labels = load_doc_labels(data)
@@ -291,13 +325,14 @@ def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embe
                               cache_root=cache_root, progress=report)
     heldout = heldout_ids(data)
     out: dict[str, Any] = {"dataset": data.name, "queries": len(cases), "embedder": engine.embedder.model_id,
+                           "split": split, "llm": getattr(engine.llm, "name", None),
                            "heldout_queries": len(heldout & set(cases)), "conditions": {}}
     try:
         for condition in (("open",) if labels is None else tuple(CONDITIONS)):
             requests = _requests(cases, labels, condition)
             report(condition, 0, len(requests))
             results = run_condition(engine, cases, requests, data.qrels,
-                                    lambda n, c=condition, t=len(requests): report(c, n, t))
+                                    lambda n, c=condition, t=len(requests): report(c, n, t), judge)
             splits = {"all": results, "tune": [r for r in results if r.qid not in heldout],
                       "heldout": [r for r in results if r.qid in heldout]}
             out["conditions"][condition] = {name: aggregate(rs).as_json() for name, rs in splits.items() if rs}
@@ -308,10 +343,11 @@ def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embe
 
 def format_answer_report(report: Mapping[str, Any]) -> str:
     cols = ("queries", "prose_recall", "answer_line_recall", "citation_precision", "support_rate", "abstention",
-            "conflict_flagged", "fake_stated", "p50_ms", "p95_ms", "p95_ratio_to_retrieval")
+            "conflict_flagged", "fake_stated", "p50_ms", "p95_ms", "p95_ratio_to_retrieval", "narrated",
+            "judge_faithful")
     lines = [f"{report['dataset']}: {report['queries']} questions ({report['heldout_queries']} held out), "
              f"embedder {report['embedder']}", "condition/split       " + " ".join(f"{c[:10]:>10}" for c in cols)]
     for condition, splits in report["conditions"].items():
         for split, scores in splits.items():
-            lines.append(f"{condition + '/' + split:22}" + " ".join(f"{scores[c]:>10}" for c in cols))
+            lines.append(f"{condition + '/' + split:22}" + " ".join(f"{str(scores.get(c)):>10}" for c in cols))
     return "\n".join(lines)

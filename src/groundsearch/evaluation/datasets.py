@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,13 @@ class BeirDataset:
     @property
     def corpus_file(self) -> Path:
         return self.path / CORPUS_FILE
+
+    def only(self, query_ids: Sequence[str]) -> BeirDataset:
+        """The dataset with only ``query_ids`` evaluated (a held-out or tuning half), in the file's order."""
+        keep = [q for q in self.queries if q in set(query_ids)]
+        return BeirDataset(name=self.name, path=self.path, corpus=self.corpus,
+                           queries={q: self.queries[q] for q in keep}, qrels={q: self.qrels.get(q, {}) for q in keep},
+                           content_hash=self.content_hash)
 
     def limited(self, n: int | None) -> BeirDataset:
         """The first ``n`` evaluated queries (all when ``n`` is None): for quick runs, never for reported figures."""

@@ -6,21 +6,27 @@ A good gate fires rarely on the first and nearly always on the second; "not judg
 language the embedder does not read) is counted apart, since it is neither.
 
 ``python -m groundsearch.evaluation.gate_languages [FILE.jsonl …]`` prints one JSON document.
+``--judge-scores`` instead prints the multilingual judge's best cosine (``query.judge``) for every non-English
+row, per set and language, and the threshold that calls at most 5 % of the on-topic rows low-confidence
+(:func:`multilingual_threshold`): how ``query.gate.MULTILINGUAL_THRESHOLD`` was chosen, on dev files only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..types import SearchRequest
 from .intent_fidelity import build_demo_engine
 
-__all__ = ["DEFAULT_FILES", "gate_table"]
+__all__ = ["DEFAULT_FILES", "gate_table", "judge_scores", "multilingual_threshold"]
 
 DATA = Path(__file__).parent / "data"
 DEFAULT_FILES = ("intents-heldout3.jsonl", "intents-dev.jsonl", "offtopic-dev.jsonl", "offtopic-heldout.jsonl")
@@ -39,28 +45,76 @@ def _rows(files: list[str]) -> list[dict[str, Any]]:
 
 
 def gate_table(engine: Any, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """``set:lang`` → n, low-confidence share, not-judged share (from the plan's own reason)."""
+    """``set:lang`` → n, low-confidence share, not-judged share (from the plan's own reason), and how many
+    the multilingual judge judged with its median time."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
+    judged: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         response = engine.search(SearchRequest(query=row["query"]))
         key = f"{row['set']}:{row.get('lang', '-')}"
+        spent = response.diagnostics.latency_ms.get("retrieve.gate.judge")
+        if spent is not None:
+            judged[key].append(spent)
         counts[key]["n"] += 1
         counts[key]["low"] += any(r.kind == "low-confidence" for r in response.structured_results)
         reasons = (response.diagnostics.plan or {}).get("reasons", [])
         counts[key]["not_judged"] += any(str(x).startswith("gate not judged") for x in reasons)
     return {k: {"n": c["n"], "low_confidence": round(c["low"] / c["n"], 4),
-                "not_judged": round(c["not_judged"] / c["n"], 4)} for k, c in sorted(counts.items())}
+                "not_judged": round(c["not_judged"] / c["n"], 4),
+                **({"judged_by_e5": len(judged[k]), "judge_ms_p50": round(float(np.median(judged[k])), 1)}
+                   if judged[k] else {})} for k, c in sorted(counts.items())}
+
+
+def judge_scores(engine: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, list[float]], list[float]]:
+    """``set:lang`` → the judge's best cosine for each non-English row the planner sent to it (not those
+    passed by grounding, nor those py3langid was unsure of), and the judge's time per judged request (ms)."""
+    pipeline, scores, spent = engine.answer_pipeline(), defaultdict(list), []
+    for row in rows:
+        if row.get("lang", "en") == "en":
+            continue
+        _, plan = pipeline.plan(SearchRequest(query=row["query"]))
+        if plan.gate_judge != "multilingual":
+            continue
+        evidence = engine.retriever.retrieve(plan)
+        if evidence.gate is not None and evidence.gate.measured:
+            scores[f"{row['set']}:{row['lang']}"].append(round(evidence.gate.best_score, 4))
+            spent.append(evidence.latency_ms.get("gate.judge", 0.0))
+    return dict(sorted(scores.items())), spent
+
+
+def multilingual_threshold(on_topic: list[float], share: float = 0.05) -> float:
+    """The highest threshold (3 decimals) that calls at most ``share`` of the on-topic scores low-confidence."""
+    ranked = sorted(on_topic)
+    allowed = math.floor(share * len(ranked))  # this many may fall below
+    return math.floor(ranked[allowed] * 1000) / 1000
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("files", nargs="*", default=list(DEFAULT_FILES))
     parser.add_argument("--demo", default="demo")
+    parser.add_argument("--judge-scores", action="store_true")
+    parser.add_argument("--data-dir", help="reuse (or build once) the demo store here instead of a fresh temp one")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gs-gate-") as tmp:
-        engine = build_demo_engine(Path(args.demo), Path(tmp) / "data")
+        data = Path(args.data_dir) if args.data_dir else Path(tmp) / "data"
+        # the judge's scores need every judged row scored, so its threshold is set just above 0
+        engine = build_demo_engine(Path(args.demo), data, retrieval={"gate_multilingual_threshold": 0.001}
+                                   if args.judge_scores else None)
         try:
-            print(json.dumps(gate_table(engine, _rows(args.files)), indent=1))
+            if args.judge_scores:
+                scores, spent = judge_scores(engine, _rows(args.files))
+                on = [x for k, v in scores.items() if not k.startswith("offtopic") for x in v]
+                out: dict[str, Any] = {"scores": scores, "judge_ms": {
+                    f"p{q}": round(float(np.percentile(spent, q)), 1) for q in (50, 95)} if spent else {}}
+                if on:
+                    t = multilingual_threshold(on)
+                    out["threshold_5pct"] = t
+                    out["low_confidence_at_it"] = {k: round(sum(x < t for x in v) / len(v), 4)
+                                                   for k, v in scores.items()}
+                print(json.dumps(out, indent=1))
+            else:
+                print(json.dumps(gate_table(engine, _rows(args.files)), indent=1))
         finally:
             engine.close()
     return 0

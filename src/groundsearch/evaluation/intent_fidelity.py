@@ -63,14 +63,16 @@ def judge(row: dict[str, Any], response: SearchResponse) -> str:
     return "dropped"
 
 
-def build_demo_engine(demo_dir: Path, data_dir: Path, *, llm: dict[str, Any] | None = None) -> Any:
+def build_demo_engine(demo_dir: Path, data_dir: Path, *, llm: dict[str, Any] | None = None,
+                      retrieval: dict[str, Any] | None = None) -> Any:
     """The demo knowledge base: the repository's README and docs/, the demo releases and papers
-    (``llm``: ``llm.*`` settings, for the evals that measure the LLM path)."""
+    (``llm``: ``llm.*`` settings, for the evals that measure the LLM path; ``retrieval``: ``retrieval.*``)."""
     from ..engine import Engine
     from ..settings import load_settings
 
     root = demo_dir.resolve().parent
-    settings = load_settings(demo_dir / "groundsearch.toml", env={}, data_dir=data_dir, **({"llm": llm} if llm else {}))
+    overrides = {**({"llm": llm} if llm else {}), **({"retrieval": retrieval} if retrieval else {})}
+    settings = load_settings(demo_dir / "groundsearch.toml", env={}, data_dir=data_dir, **overrides)
     engine = Engine.open(settings)
     docs = [root / "README.md"] + ([root / "docs"] if (root / "docs").is_dir() else [])
     for paths, collection in ((docs, "docs"), ([demo_dir / "releases.jsonl"], "releases"),

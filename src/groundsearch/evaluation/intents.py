@@ -237,6 +237,13 @@ def tier1_timing(queries: Sequence[str], *, runs: int = 5, repeats: int = 5) -> 
             "load_avg_after": [round(x, 2) for x in os.getloadavg()]}
 
 
+def _timing_line(timing: dict[str, Any]) -> str:
+    return (f"  tier 1 per call, median of {timing['runs']} runs of {timing['calls_per_run']} calls: "
+            f"CPU p50 {timing['cpu']['p50']:.3f} p99 {timing['cpu']['p99']:.3f} ms, wall p50 "
+            f"{timing['wall']['p50']:.3f} p99 {timing['wall']['p99']:.3f} ms (load "
+            f"{timing['load_avg_before'][0]:.1f} → {timing['load_avg_after'][0]:.1f})")
+
+
 def run_intent_eval(paths: str | Path | Sequence[str | Path] | None, settings: Settings, *,
                     data_dir: Path | None = None, with_reliability: bool = True) -> dict[str, Any]:
     """Build the configured cascade (tier 3 on exactly when ``settings.llm`` is enabled) and evaluate it."""
@@ -262,6 +269,8 @@ def run_intent_eval(paths: str | Path | Sequence[str | Path] | None, settings: S
 
 def format_intent_report(report: dict[str, Any]) -> str:
     """Plain-text summary for the terminal (``--json`` prints the full report instead)."""
+    if "splits" not in report:  # --tier1-timing
+        return _timing_line(report["tier1_timing"])
     lines = [f"intent accuracy on {report['n']} labelled requests (tier 3: {report.get('tier3') or 'off'})"]
     for split, figures in report["splits"].items():
         lines.append(f"  {split:<8} " + "  ".join(f"{f} {v:.1%}" for f, v in figures["accuracy"].items())
@@ -290,10 +299,7 @@ def format_intent_report(report: dict[str, Any]) -> str:
                                  f"accuracy {v['accuracy']:.3f}")
     timing = report.get("tier1_timing")
     if timing:
-        lines.append(f"  tier 1 per call, median of {timing['runs']} runs of {timing['calls_per_run']} calls: "
-                     f"CPU p50 {timing['cpu']['p50']:.3f} p99 {timing['cpu']['p99']:.3f} ms, wall p50 "
-                     f"{timing['wall']['p50']:.3f} p99 {timing['wall']['p99']:.3f} ms (load "
-                     f"{timing['load_avg_before'][0]:.1f} → {timing['load_avg_after'][0]:.1f})")
+        lines.append(_timing_line(timing))
     fid = report.get("fidelity")
     if fid:
         from .intent_fidelity import format_fidelity

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -77,40 +78,46 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     failed: list[tuple[int, str]] = []
     embedded, after = 0, 0
     pending = store.count_pending_vectors()
-    while not stop():
-        keys = store.pending_vectors(after, window)
-        if not keys:
-            break
-        after = keys[-1]
-        keys = [k for k in keys if k not in skip]
-        views = store.hydrate(keys)
-        keys = [k for k in keys if k in views]  # deleted since it was listed
-        if not keys:
-            continue
-        texts = [embedding_text(views[k].item, views[k].chunk, kinds.get(views[k].item.collection, "documents"))
-                 for k in keys]
-        try:
-            vectors = embedder.embed_passages(texts)
-        except EmbeddingFailed:
-            keys, vectors = _one_by_one(embedder, keys, texts, failed)
-            skip.update(k for k, _ in failed)
+    # A store other processes embed into too (Postgres behind several workers) hands out claims, so each
+    # chunk is embedded by one of them; the chunks another embedder holds are its work, not a failure here.
+    claims = store.vector_claims() if hasattr(store, "vector_claims") else None
+    try:
+        while not stop():
+            keys = store.pending_vectors(after, window)
             if not keys:
-                continue
-        embedded += store.set_vectors(keys, vectors)
-        if progress is not None:
-            progress(EmbedProgress(embedded, max(0, pending - embedded), len(failed), time.perf_counter() - started))
-    sentence_chunks, sentences_after = embed_sentences(store, embedder, window=window, stop=stop, after=sentences_after)
+                break
+            after = keys[-1]
+            keys = [k for k in keys if k not in skip]
+            if claims is not None:
+                keys = claims.acquire(keys)
+            try:
+                embedded += _embed_window(store, embedder, kinds, keys, failed, skip)
+            finally:
+                if claims is not None:
+                    claims.release(keys)
+            if progress is not None:
+                progress(EmbedProgress(embedded, max(0, pending - embedded), len(failed),
+                                       time.perf_counter() - started))
+        # the sentences after every chunk vector: search needs those, answers only get faster with these;
+        # under the same claims, so two workers do not embed one chunk's sentences twice either
+        sentence_chunks, sentences_after = embed_sentences(store, embedder, window=window, stop=stop,
+                                                           after=sentences_after, claims=claims)
+    finally:
+        if claims is not None:
+            claims.close()
     return EmbedReport(embedded=embedded, remaining=store.count_pending_vectors(), failed=tuple(failed),
                        seconds=time.perf_counter() - started, sentence_chunks=sentence_chunks,
                        sentences_after=sentences_after)
 
 
 def embed_sentences(store: Store, embedder: Embedder, *, window: int = WINDOW,
-                    stop: Callable[[], bool] = lambda: False, after: int = 0) -> tuple[int, int]:
+                    stop: Callable[[], bool] = lambda: False, after: int = 0,
+                    claims: Any = None) -> tuple[int, int]:
     """Embed and store the quotable sentences of every chunk above key ``after`` that has none stored for
     this embedder; returns how many chunks got their row and the last key looked at. A chunk whose
     sentences break the model gets an empty row (logged): its answers embed on first sight, as every
-    answer did before, instead of retrying forever."""
+    answer did before, instead of retrying forever. ``claims``: the store's chunk claims
+    (``store/pg_claims.py``) when other processes embed into it too; a chunk another one holds is left to it."""
     model = embedder.model_id
     done = 0
     while not stop():
@@ -118,25 +125,57 @@ def embed_sentences(store: Store, embedder: Embedder, *, window: int = WINDOW,
         if not keys:
             break
         after = keys[-1]
-        views = store.hydrate(keys)
-        texts = {k: [embed_text(s) for s in quotable(views[k].item, views[k].chunk)] for k in keys if k in views}
-        flat = [t for k in texts for t in texts[k]]
-        rows = []
+        if claims is not None:
+            keys = claims.acquire_sentences(keys, model)
         try:
-            vectors = embedder.embed_passages(flat) if flat else np.zeros((0, embedder.dim), np.float32)
-            start = 0
-            for k, ts in texts.items():
-                rows.append((k, ts, vectors[start:start + len(ts)]))
-                start += len(ts)
-        except EmbeddingFailed:
-            for k, ts in texts.items():
-                try:
-                    rows.append((k, ts, embedder.embed_passages(ts) if ts else np.zeros((0, embedder.dim), np.float32)))
-                except EmbeddingFailed as exc:
-                    log.warning("the sentences of chunk %d cannot be embedded: %s", k, exc.message)
-                    rows.append((k, [], np.zeros((0, embedder.dim), np.float32)))
-        done += store.set_sentences(model, rows)
+            done += _embed_sentence_window(store, embedder, model, keys)
+        finally:
+            if claims is not None:
+                claims.release_sentences(keys)
     return done, after
+
+
+def _embed_sentence_window(store: Store, embedder: Embedder, model: str, keys: list[int]) -> int:
+    if not keys:
+        return 0
+    views = store.hydrate(keys)
+    texts = {k: [embed_text(s) for s in quotable(views[k].item, views[k].chunk)] for k in keys if k in views}
+    flat = [t for ts in texts.values() for t in ts]
+    none = np.zeros((0, embedder.dim), np.float32)
+    rows = []
+    try:
+        vectors = embedder.embed_passages(flat) if flat else none
+        start = 0
+        for k, ts in texts.items():
+            rows.append((k, ts, vectors[start:start + len(ts)]))
+            start += len(ts)
+    except EmbeddingFailed:
+        rows = []
+        for k, ts in texts.items():
+            try:
+                rows.append((k, ts, embedder.embed_passages(ts) if ts else none))
+            except EmbeddingFailed as exc:
+                log.warning("the sentences of chunk %d cannot be embedded: %s", k, exc.message)
+                rows.append((k, [], none))
+    return store.set_sentences(model, rows)
+
+
+def _embed_window(store: Store, embedder: Embedder, kinds: Mapping[str, str], keys: list[int],
+                  failed: list[tuple[int, str]], skip: set[int]) -> int:
+    views = store.hydrate(keys)
+    keys = [k for k in keys if k in views]  # deleted since it was listed
+    if not keys:
+        return 0
+    texts = [embedding_text(views[k].item, views[k].chunk, kinds.get(views[k].item.collection, "documents"))
+             for k in keys]
+    try:
+        vectors = embedder.embed_passages(texts)
+    except EmbeddingFailed:
+        keys, vectors = _one_by_one(embedder, keys, texts, failed)
+        skip.update(k for k, _ in failed)
+        if not keys:
+            return 0
+    return store.set_vectors(keys, vectors)
 
 
 def _one_by_one(embedder: Embedder, keys: list[int], texts: list[str],

@@ -493,6 +493,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--fidelity-demo", "fidelity_demo", default=None, type=click.Path(exists=True, file_okay=False),
               help="With --intents: also run every request through Engine.search on this demo folder "
                    "(e.g. demo) and report end-to-end format fidelity and silent drops.")
+@click.option("--tier1-timing", "tier1_only", is_flag=True,
+              help="With --intents: only time tier 1 on those requests (wall and CPU per call, no model loaded; "
+                   "seconds), the quick re-run of the tier-1 p99 on a quiet machine.")
 @click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
                    "support, abstention, conflicts and latency of the full answer path.")
@@ -504,10 +507,20 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
               help="With --chat: conversation files (repeatable); default both shipped splits.")
 @click.option("--chat-limit", type=click.IntRange(1), default=None, help="With --chat: the first N conversations "
               "of each file.")
+@click.option("--judge-agreement", "judge_dir", default=None, type=click.Path(exists=True),
+              help="The ares_judge_scoring folder: the configured LLM as a faithfulness judge against ARES' "
+                   "labels (accuracy, Cohen's kappa). Needs llm.base_url or llm.gguf_path.")
+@click.option("--judge", "with_judge", is_flag=True, help="With --answers: add the configured LLM's faithfulness "
+              "verdict on each answer (the judge_faithful column).")
+@click.option("--no-narration", is_flag=True, help="With --answers: extractive answers even when an LLM is "
+              "configured (it still judges with --judge), for a same-command comparison.")
+@click.option("--split", type=click.Choice(["all", "heldout", "tune"]), default="all", show_default=True,
+              help="With --answers or --judge-agreement: only the held-out or tuning half (before --limit-queries).")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
                    "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, "
-                   "hybrid+graph, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
+                   "hybrid+graph (RRF over three legs), zscore+graph (z-scores, then RRF with the graph), "
+                   "zscore+rocchio, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
                    "configured reranker), zscore+hyde (needs an LLM); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
@@ -517,9 +530,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, answers_dir: str | None, chat_demo: str | None,
-                 chat_files: tuple[str, ...], chat_limit: int | None,
-                 retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
+                 fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, chat_demo: str | None,
+                 chat_files: tuple[str, ...], chat_limit: int | None, judge_dir: str | None, with_judge: bool,
+                 no_narration: bool, split: str, retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
                  as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
     if chat_demo is not None:
@@ -528,20 +541,38 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
         chat_report = run_chat_eval_cli(ctx, Path(chat_demo), chat_files, chat_limit, cache_dir)
         click.echo(json.dumps(chat_report) if as_json else format_chat_report(chat_report))
         return
+    if judge_dir is not None:
+        from ..evaluation.judge import run_judge_agreement
+
+        judge_report = run_judge_agreement(settings_from(ctx).llm, Path(judge_dir), split,
+                                           lambda n, t: err.print(f"judged {n}/{t}", highlight=False))
+        click.echo(json.dumps(judge_report) if as_json else json.dumps(judge_report, indent=1))
+        return
     if answers_dir is not None:
         from ..evaluation.answers import format_answer_report, run_answer_eval
         from ..evaluation.console import progress_bars
         from ..evaluation.datasets import load_beir
+        from ..evaluation.judge import configured_judge
+        from ..settings import LLMSettings
 
+        settings = settings_from(ctx)
+        judge = configured_judge(settings.llm)[1] if with_judge else None
+        if no_narration:
+            settings = settings.model_copy(update={"llm": LLMSettings()})
         with progress_bars(err) as progress:
             answer_report = run_answer_eval(load_beir(answers_dir), embedder_name=embedder_name,
-                                            base_settings=settings_from(ctx), limit_queries=limit_queries,
-                                            cache_root=Path(cache_dir) if cache_dir else None, progress=progress)
+                                            base_settings=settings, limit_queries=limit_queries, split=split,
+                                            cache_root=Path(cache_dir) if cache_dir else None, progress=progress,
+                                            judge=judge)
         click.echo(json.dumps(answer_report) if as_json else format_answer_report(answer_report))
         return
     if intents_files:
-        from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval
+        from ..evaluation.intents import format_intent_report, load_labelled, run_intent_eval, tier1_timing
 
+        if tier1_only:
+            timing = tier1_timing([r["query"] for r in load_labelled(list(intents_files))])
+            click.echo(json.dumps(timing) if as_json else format_intent_report({"tier1_timing": timing}))
+            return
         settings = settings_from(ctx).model_copy(update={"embedder": embedder_name})
         intent_report = run_intent_eval(list(intents_files), settings)
         if fidelity_demo is not None:

@@ -32,6 +32,7 @@ from ..settings import LLMSettings
 from . import metering
 from .base import LLM, ChatMessage, Completion
 from .tool_calls import calls_from_message, message_dict
+from .watchdog import StallWatchdog
 
 __all__ = [
     "FallbackLLM",
@@ -128,12 +129,22 @@ class OpenAICompatLLM:
 
     def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         where = f"LLM endpoint {self.base_url}{path}"
+        dog: StallWatchdog | None = None
         try:
-            response = self._client.request(method, path, **kwargs)
+            response = self._client.send(self._client.build_request(method, path, **kwargs), stream=True)
+            # the body must arrive within the timeout of the headers, however it trickles (models/watchdog.py)
+            with StallWatchdog(response, self._timeout_s) as dog:
+                response.read()
         except httpx.TimeoutException:
             raise LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"}) from None
         except httpx.TransportError as exc:
+            if dog is not None and dog.expired:
+                raise LLMError(f"{where} timed out after {self._timeout_s:g} s without finishing its answer",
+                               details={"kind": "timeout"}) from None
             raise LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"}) from None
+        finally:
+            if dog is not None:
+                response.close()
         if response.status_code >= 400:
             raise LLMError(
                 f"{where} returned HTTP {response.status_code}: {response.text[:300]}",
@@ -177,7 +188,12 @@ class OpenAICompatLLM:
         body = self._body(messages, max_tokens, temperature, tools, tool_choice)
         if json_schema is not None:
             body["response_format"] = response_format(self.dialect, json_schema, json_schema.get("title", "output"))
-        data = self._request("POST", "/chat/completions", json=body).json()
+        completion = self._completion(self._request("POST", "/chat/completions", json=body).json(), tools)
+        metering.charge(completion)
+        return completion
+
+    def _completion(self, data: Any, tools: Sequence[dict[str, Any]] | None) -> Completion:
+        """A non-streamed chat-completion body as a :class:`Completion` (not yet charged)."""
         try:
             choice = data["choices"][0]
             calls, text = calls_from_message(choice["message"], [t["function"]["name"] for t in tools or ()])
@@ -187,7 +203,7 @@ class OpenAICompatLLM:
                 details={"kind": "http"},
             ) from None
         usage = data.get("usage") or {}
-        completion = Completion(
+        return Completion(
             text=text,
             model=data.get("model") or self.model,
             finish_reason=choice.get("finish_reason"),
@@ -195,8 +211,6 @@ class OpenAICompatLLM:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             tool_calls=calls,
         )
-        metering.charge(completion)
-        return completion
 
     def stream(
         self,
@@ -223,17 +237,29 @@ class OpenAICompatLLM:
         calls: dict[int, dict[str, Any]] = {}
         usage: dict[str, Any] = {}
         model, finish = self.model, None
+        dog: StallWatchdog | None = None
         try:
-            with connect_sse(self._client, "POST", "/chat/completions", json=body) as source:
+            with connect_sse(self._client, "POST", "/chat/completions", json=body) as source, \
+                    StallWatchdog(source.response, self._timeout_s) as dog:
                 if source.response.status_code >= 400:
                     source.response.read()
                     raise LLMError(f"{where} returned HTTP {source.response.status_code}: "
                                    f"{source.response.text[:300]}",
                                    details={"kind": "http", "status": source.response.status_code})
+                if "application/json" in source.response.headers.get("content-type", ""):
+                    # a server that ignores ``stream`` answers with the whole completion at once
+                    source.response.read()
+                    whole = self._completion(source.response.json(), tools)
+                    metering.charge(whole)
+                    if whole.text:
+                        yield whole.text
+                    yield whole
+                    return
                 for sse in source.iter_sse():
                     if sse.data.strip() == "[DONE]":
                         break
                     chunk = json.loads(sse.data)
+                    dog.progress()  # a chunk of the answer: comments and keep-alives are not progress
                     usage = chunk.get("usage") or usage
                     model = chunk.get("model") or model
                     for choice in chunk.get("choices") or ():
@@ -252,6 +278,9 @@ class OpenAICompatLLM:
         except httpx.TimeoutException:
             raise LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"}) from None
         except httpx.TransportError as exc:
+            if dog is not None and dog.expired:
+                raise LLMError(f"{where} sent no answer for {self._timeout_s:g} s (timed out)",
+                               details={"kind": "timeout"}) from None
             raise LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"}) from None
         except (SSEError, json.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
             raise LLMError(f"{where} sent a stream that is not chat-completion chunks ({exc})",

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import RetrievalSettings, Settings
-from ..types import Fusion, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
+from ..types import Fusion, GateJudge, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
-from .gate import grounded_aggregate, threshold_for
+from .gate import MULTILINGUAL_THRESHOLD, grounded_aggregate, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
-__all__ = ["MAX_GRAPH_SEEDS", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
+__all__ = ["FEEDBACK_WITHOUT_GRAPH", "MAX_GRAPH_SEEDS", "QUESTION", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
 
 # Words that mean "newest first" even when no horizon was given ("latest AI trends").
 RECENCY_WORDS = re.compile(r"\b(latest|newest|recent(ly)?|trend(s|ing)?|new|this (week|month|year))\b", re.I)
@@ -32,6 +32,15 @@ RECENCY_WORDS = re.compile(r"\b(latest|newest|recent(ly)?|trend(s|ing)?|new|this
 # leg walks. On MuSiQue-100 hybrid+graph lifted Recall@5 0.603 -> 0.657 (bench-retrieval.md); 59 of its 100
 # questions match this, 16 of SciFact's 1,109 claims and none of RGB's questions.
 BRIDGE = re.compile(r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,5}?(?:which|that|who|whom|whose|where|when)\b", re.I)
+# An entity-seeking question ("Who…?", "When did…?", "In which country…?") asks for something the query does
+# not name, found by hopping from what it does name: the graph leg's job. On MuSiQue-100's tuning half the
+# graph leg on every question, fused in two stages (query.fusion.zscore_graph_fusion), lifts Recall@5 0.654
+# (bridge questions only) → 0.702; claims are not questions, and on 100 SciFact train claims that fusion
+# cost nDCG@10 0.729 → 0.642. "How"/"why" and yes/no questions ask for an explanation or a verdict.
+QUESTION = re.compile(r"\?\s*$|^\W*(?:(?:in|on|at|from|of|to|by|for|with)\s+)?(?:who|whom|whose|what|which|when|where)\b",
+                      re.I)
+NOT_ENTITY_QUESTION = re.compile(r"^\W*(?:how|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|had)\b",
+                                 re.I)
 # Seeds beyond a handful dilute Personalized PageRank's restart mass until it is nearly uniform.
 MAX_GRAPH_SEEDS = 8
 # Multi-hop and comparison questions need deeper candidate pools: the second hop's evidence rarely
@@ -46,6 +55,10 @@ MAX_K_PER_LEG = 1000
 # bridge entities ("the association which published X" → the passage naming the association).
 GRAPH_PASSAGE_SEEDS = 3
 REWRITE_BY_COMPLEXITY: dict[str, Rewrite] = {"simple": "none", "medium": "none", "complex": "multi_query"}
+# Dense feedback from the top 2 fused hits (query.rewrite.ROCCHIO_DOCS) where only the text legs run: SciFact
+# train nDCG@10 0.735 → 0.741 (held-out test 0.734 → 0.737); with the graph leg it measured no gain (MuSiQue
+# tuning half R@5 0.705 either way), and over RRF fusion it was never measured better.
+FEEDBACK_WITHOUT_GRAPH: Rewrite = "rocchio"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,8 @@ PLAN_PROFILES: dict[str, PlanProfile] = {p.name: p for p in (
     PlanProfile("weighted", scoring="weighted", graph=False, rewrite="none", rerank=False),
     PlanProfile("graph", graph_only=True, rewrite="none", rerank=False),
     PlanProfile("hybrid+graph", scoring="rrf", graph=True, rewrite="none", rerank=False, fusion="rrf"),
+    PlanProfile("zscore+graph", scoring="rrf", graph=True, rewrite="none", rerank=False, fusion="zscore"),
+    PlanProfile("zscore+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="zscore"),
     PlanProfile("hybrid+prf", scoring="rrf", graph=False, rewrite="prf", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+multi", scoring="rrf", graph=False, rewrite="multi_query", rerank=False, fusion="rrf"),
@@ -122,12 +137,18 @@ def _graph_seeds(intent: Intent, query: str) -> tuple[str, ...]:
 
 
 def _fusion(legs: tuple[Leg, ...], scoring: Profile, r: RetrievalSettings, profile: PlanProfile | None,
-            ) -> tuple[Fusion, int]:
-    """Keyword + vector fuse by z-scores (SciFact train nDCG@10 0.720 → 0.735 over RRF k=60); with the graph
-    leg, RRF at the graph's k (MuSiQue tuning half R@5: 0.628 at k=60, 0.654 at k=10, z-scores 0.609-0.638:
-    PageRank mass is heavy-tailed, so its z-scores are dominated by the seeds). Figures: bench-retrieval.md."""
+            question: bool = False) -> tuple[Fusion, int]:
+    """Keyword + vector fuse by z-scores (SciFact train nDCG@10 0.720 → 0.735 over RRF k=60). With the graph
+    leg, an entity-seeking question fuses in two stages: the z-scored text ranking meets the graph's in an
+    RRF at ``graph_question_k``, graph ranks weighted ``graph_weight`` (MuSiQue tuning half R@5 0.702; RRF
+    over all three legs 0.654, z-scores of all three 0.609-0.638 — PageRank mass is heavy-tailed, so its
+    z-scores are dominated by the seeds). Other graph-routed requests keep RRF over the three legs at
+    ``graph_rrf_k``: on the SciFact train claims routed to the graph (comparisons, bridge phrases) it cost
+    0.002 nDCG@10 where the two stages cost 0.003. Figures: BENCHMARKS.md, issue 12."""
     forced = profile.fusion if profile is not None else None
     if "graph" in legs:
+        if (forced or r.fusion) == "zscore" and (question or forced == "zscore"):
+            return "zscore", r.graph_question_k
         return "rrf", r.graph_rrf_k
     if scoring != "rrf" or len(legs) < 2:
         return "rrf", r.rrf_k
@@ -145,11 +166,13 @@ def plan_retrieval(
     profile: PlanProfile | None = None,
     stored_gate: float | None = None,
     has_llm: bool = False,
+    judge_id: str = "",
 ) -> RetrievalPlan:
     """Decide collections, pattern, legs, filters, k, rewrite, rerank, gate (threshold, depth, retry),
     horizon relaxation and merge rule for one request. ``stored_gate`` is the gate threshold calibrated on
-    the store's data for the embedder ``embedder_id`` (else the table's for it); ``profile`` overrides
-    decisions by name (eval / bench retrievers).
+    the store's data for the embedder ``embedder_id`` (else the table's for it); ``judge_id`` names the
+    retriever's multilingual judge, if it has one (``query.judge``); ``profile`` overrides decisions by name
+    (eval / bench retrievers).
 
     Raises ``InvalidQuery`` / ``InvalidFilter`` / ``UnknownCollection`` for bad user input, exactly as
     plain search does: the planner validates what the user typed, never what the intent guessed.
@@ -180,6 +203,7 @@ def plan_retrieval(
     seeds: tuple[str, ...] = ()
     forced_graph = profile.graph if profile is not None else None
     passage_seeds = 0
+    question = False
     if profile is not None and profile.graph_only:
         seeds = _graph_seeds(intent, query)
         legs = ("graph",)
@@ -190,8 +214,9 @@ def plan_retrieval(
     else:
         legs = ("keyword", "vector")
         bridge = bool(BRIDGE.search(query))
+        question = bool(QUESTION.search(query)) and not NOT_ENTITY_QUESTION.search(query)
         wants_graph = (intent.retrieval_pattern in ("kg", "hybrid") or "kg" in intent.domains
-                       or bool(intent.comparison_targets) or bridge)
+                       or bool(intent.comparison_targets) or bridge or question)
         if forced_graph is not None:
             wants_graph = forced_graph
         seeds = _graph_seeds(intent, query) if wants_graph else ()
@@ -202,7 +227,9 @@ def plan_retrieval(
                 pattern = "kg"
             why = ("the plan profile" if forced_graph else "comparison targets" if intent.comparison_targets
                    else f"pattern {intent.retrieval_pattern}" if intent.retrieval_pattern in ("kg", "hybrid")
-                   else "a bridge question: an entity described, not named" if bridge else "domain kg")
+                   else "a bridge question: an entity described, not named" if bridge
+                   else "an entity-seeking question: the answer is an entity it does not name" if question
+                   else "domain kg")
             reasons.append(f"graph-aware ({why}): Personalized PageRank (damping 0.5, synonym edges at cosine >= 0.8) "
                            f"seeded from {', '.join(seeds)} and the entities of the top {passage_seeds} vector hits")
         elif wants_graph:
@@ -233,6 +260,9 @@ def plan_retrieval(
     why = intent.complexity
     if rewrite == "multi_query" and len(intent.comparison_targets) < 2:
         rewrite, why = "none", "complex, but no two targets to split the question on"
+    fusion, rrf_k = _fusion(legs, request.profile, settings.retrieval, profile, question)
+    if rewrite == "none" and legs == ("keyword", "vector") and fusion == "zscore":
+        rewrite, why = FEEDBACK_WITHOUT_GRAPH, "dense feedback from the top 2 where only the text legs run"
     if profile is not None and profile.rewrite is not None:
         rewrite, why = profile.rewrite, "the plan profile"
     subs: tuple[str, ...] = ()
@@ -255,8 +285,13 @@ def plan_retrieval(
     reasons.append(f"rewrite {rewrite} ({why})" + (f": {' | '.join(subs)}" if subs else ""))
 
     r = settings.retrieval
-    fusion, rrf_k = _fusion(legs, request.profile, r, profile)
-    reasons.append(f"fuse by RRF (k={rrf_k})" if fusion == "rrf" else "fuse by z-scored leg scores (equal weights)")
+    if fusion == "rrf":
+        reasons.append(f"fuse by RRF (k={rrf_k})")
+    elif "graph" in legs:
+        reasons.append(f"fuse keyword + vector by z-scored leg scores, then RRF (k={rrf_k}) with the graph leg's "
+                       f"ranks weighted {r.graph_weight:g}")
+    else:
+        reasons.append("fuse by z-scored leg scores (equal weights)")
     rerank = r.reranker != "none" and legs != ("graph",)
     if profile is not None and profile.rerank is not None:
         rerank = profile.rerank and r.reranker != "none"
@@ -274,19 +309,27 @@ def plan_retrieval(
             f"calibrated on this store's data for {embedder_id}" if stored_gate is not None
             else f"calibrated for {embedder_id}" if gate > 0 else f"none calibrated for {embedder_id or 'this embedder'}")
         reasons.append(f"gate threshold {gate:g} ({source})")
+    judge: GateJudge = "vector"
     if gate > 0 and request.threshold is None:
         foreign = unreadable(query, embedder_id)
         if foreign is not None:
             # a cosine of text the embedder can't read measures the language, not the relevance
-            gate = 0.0
-            reasons.append(f"gate not judged: the request reads as {foreign[0]} (p {foreign[1]:.2f}), which "
-                           f"{embedder_id.split('@')[0]} does not read")
+            why = (f"the request reads as {foreign[0]} (p {foreign[1]:.2f}), which {embedder_id.split('@')[0]} "
+                   "does not read")
+            multilingual = r.gate_multilingual_threshold
+            gate = MULTILINGUAL_THRESHOLD if multilingual is None else multilingual
+            if judge_id and gate > 0:
+                judge = "multilingual"
+                reasons.append(f"gate judged by {judge_id} over the candidates at {gate:g}: {why}")
+            else:
+                gate = 0.0
+                reasons.append(f"gate not judged: {why}")
     if gate > 0 and request.threshold is None and (base.collections or intent.domains):
         specs = [s for s in (settings.collection(c) for c in collections) if s is not None]
         grounded = grounded_aggregate(query, intent.format, specs)
         if grounded is not None:
             # an aggregate is answered by the records as a whole; its cosine to any one record says nothing
-            gate = 0.0
+            gate, judge = 0.0, "vector"
             reasons.append(f"gate passed by grounding: a {intent.format} request over {grounded[0]}, which the "
                            f"request names ({grounded[1]!r}); the best cosine is not judged")
     retry = reformulate(intent, query) if gate > 0 else None
@@ -312,6 +355,7 @@ def plan_retrieval(
         merge=merge,
         rewrite=rewrite,
         gate_threshold=gate,
+        gate_judge=judge,
         graph_seeds=seeds,
         reasons=tuple(reasons),
         rerank=rerank,
@@ -321,4 +365,5 @@ def plan_retrieval(
         reformulation=retry,
         relax_horizon=relax,
         graph_passage_seeds=passage_seeds,
+        graph_weight=r.graph_weight,
     )

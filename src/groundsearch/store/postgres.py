@@ -22,6 +22,7 @@ from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, Se
 from . import pg_curation, pg_sentences
 from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
+from .pg_claims import VectorClaims
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
 from .pg_connect import connect_once, in_transaction, unavailable
@@ -217,6 +218,10 @@ class PostgresStore:
             "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk) ORDER BY c.pk LIMIT %(n)s",
             {"a": int(after), "n": int(limit)})
         return [int(r[0]) for r in rows]
+
+    def vector_claims(self) -> VectorClaims:
+        """For an embedder sharing this database with others: claim pending chunks before embedding them."""
+        return VectorClaims(self._dsn)
 
     def count_pending_vectors(self) -> int:
         # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request

@@ -13,6 +13,7 @@ and the server must not become a probe of its own network (SSRF).
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import json
 import socket
@@ -153,14 +154,21 @@ class UrlHealth:
         self.allow_private = allow_private
         self._transport = transport
         self.fetches = 0  # requests actually sent (cache misses), for tests and diagnostics
+        self.scope = ""
+
+    def scoped(self, scope: str) -> UrlHealth:
+        """The same checker and cache, with entries of ``scope``'s own. A shared entry would tell one tenant
+        which addresses another checked in the last day (``cached: true`` on its first look)."""
+        view = copy.copy(self)
+        view.scope = scope
+        return view
 
     @property
     def state(self) -> str:
         return "ran" if self.enabled else "off: URL health checks are not enabled (auditor.url_health)"
 
-    @staticmethod
-    def _key(url: str) -> str:
-        return "groundsearch:urlhealth:" + sha256(url.encode()).hexdigest()
+    def _key(self, url: str) -> str:
+        return "groundsearch:urlhealth:" + sha256(f"{self.scope}\x00{url}".encode()).hexdigest()
 
     @staticmethod
     def _refusal(url: str) -> str | None:

@@ -47,7 +47,13 @@ _DIRECTIVE_VERBS = frozenset(
     montre montrez fais donne cree dessine affiche veux zeig zeige zeigen mach erstelle gib stelle zeichne
     mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
     geef laat wil""".split()
-)
+) | frozenset(
+    # German verbs split around their object ("stell die Paper tabellarisch dar", "liste … auf", "fass …
+    # zusammen"): the stem opens the clause, so its du, ihr, Sie and infinitive forms are what the reader sees.
+    f"{stem}{ending}" for stem in "stell zeig erstell mach list fass ordn bereit visualisier".split()
+    for ending in ("", "e", "t", "en", "et")
+) | frozenset(("zeichnet", "zeichnen"))
+FUZZY_MEMO = 50_000  # distinct words whose typo reading is kept (a few MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
 _PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
@@ -70,12 +76,17 @@ _HOW_TO = re.compile(r"^(?:how (?:do|can|should|would) (?:i|we|you)|how to|como 
                      r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann)|como (?:faco|crio|adiciono)|"
                      r"come (?:creo|faccio|aggiungo)|hoe (?:maak|voeg|kan|moet) ik)\b")
 _COMPOUND_SUFFIXES = ("diagramme", "diagramm", "diagram", "grafiek", "chart", "plot", "graph", "karte", "kaart")
+# German and Dutch glue a qualifier to a format noun ("Übersichtstabelle", "Vergleichstabelle", "overzichtstabel",
+# "Releasezeitleiste"): the noun decides the format.
+_FORMAT_SUFFIXES = (("tabellen", "table"), ("tabelle", "table"), ("tabel", "table"), ("zeitleiste", "timeline"),
+                    ("zeitstrahl", "timeline"), ("tijdlijn", "timeline"), ("netzwerk", "graph"), ("netwerk", "graph"))
 # Frames that make every format word of the request a topic wherever they stand ("pie vs bar: which is better").
 _POST_FRAMES = re.compile(r"\b(?:which is better|better for|used for|good for|different from|differ from)\b")
 _TOPIC_PREP = frozenset("about on regarding sobre sur uber su sul sulla over".split())
 _TOPIC_NOUNS = frozenset("papers paper research articles article studies study work works".split())
 _CJK_MENTION_BEFORE = ("什么是", "何谓")
-_CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに")
+_CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに", "是用来", "用来做什么", "有什么用", "怎么看", "如何阅读",
+                      "的意思", "的用途", "的作用", "の意味", "の使い方", "の読み方", "は何", "は何のため")
 
 _OVER_TIME = re.compile(
     r"\b(?:over time|per (?:month|week|quarter|day)|each (?:month|week|quarter)|every (?:month|week)|monthly|"
@@ -84,8 +95,17 @@ _OVER_TIME = re.compile(
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
 _CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
+# "the timeline for deprecating v1" asks for a schedule (a date question), "timeline of the releases" for one.
+_SCHEDULE = re.compile(
+    r"^(?:the |a |what(?:'s| is) the )?(?:timeline|time line) for \w+ing\b|"
+    r"\b(?:deprecation|migration|removal|rollout|roll out|sunset|end of life|eol|upgrade|support|launch) "
+    r"(?:timeline|time line|schedule)\b")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
-_RANKING = re.compile(r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|leaderboard|most \w+|biggest|largest)\b")
+_RANKING = re.compile(
+    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|most \w+|biggest|largest|"
+    r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
+    r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
+    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde)\b|排名|排行|ランキング|順位")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
 _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
@@ -96,6 +116,7 @@ class Term:
     kind: str  # a lexicon kind: table / timeline / graph / chart / chart:<subtype> / mention
     words: str  # as the user wrote them
     frame: str  # used / mentioned / refused / bare
+    at: int = 0  # character offset in the request (whitespace collapsed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +173,7 @@ class _Index:
             if len(word) >= 5:
                 for v in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
                     self.deletes.setdefault(v, set()).add(word)
+        self._fuzzy_memo: dict[str, str | None] = {}
         self.negations = tuple(sorted((tuple(n.split()) for n in lx.NEGATIONS), key=len, reverse=True))
         self.contrasts = frozenset(lx.CONTRASTS)
         self.paraphrases = {
@@ -159,7 +181,29 @@ class _Index:
             for fmt, phrases in lx.PARAPHRASES.items()
         }
 
+    def compound(self, word: str) -> str | None:
+        """The format of one word that ends in a format noun after a qualifier of four letters or more."""
+        if word in lx.REAL_WORDS:
+            return None
+        for suffix, kind in _FORMAT_SUFFIXES:
+            if word.endswith(suffix) and len(word) >= len(suffix) + 4:
+                return kind
+        return None
+
     def fuzzy(self, word: str) -> str | None:
+        # Tier 1 spends most of its time here (every token and token pair the lexicon misses), and a
+        # request's words recur across requests; the lexicon never changes, so a bounded memo is exact.
+        try:
+            return self._fuzzy_memo[word]
+        except KeyError:
+            pass
+        kind = self._fuzzy(word)
+        if len(self._fuzzy_memo) >= FUZZY_MEMO:
+            self._fuzzy_memo.clear()
+        self._fuzzy_memo[word] = kind
+        return kind
+
+    def _fuzzy(self, word: str) -> str | None:
         if len(word) < 4 or word in lx.REAL_WORDS or "'" in word:
             return None
         if len(word) == 4:  # only a dropped letter of a five-letter word: "tabl", "chrt", "grph"
@@ -205,6 +249,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
                 if kind is None and n <= 2:
                     kind = idx.fuzzy("".join(window))
+                if kind is None and n == 1:
+                    kind = idx.compound(window[0])
             if kind is not None:
                 found = (i, i + n, kind)
                 break
@@ -225,10 +271,11 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
         if kind == "mention":
-            out.append(Term(kind, words, "mentioned"))
+            out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
-        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx)))
+        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx),
+                        matches[start].start()))
     return out
 
 
@@ -300,7 +347,7 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if not any(taken[pos:end]):
                 for p in range(pos, end):
                     taken[p] = True
-                out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind))))
+                out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind), pos)))
             pos = folded.find(surface, end)
     return [t for _, t in sorted(out, key=lambda e: e[0])]
 
@@ -325,8 +372,18 @@ def _format_of(kind: str) -> Format:
 _RANK = {"graph": 1, "timeline": 2, "table": 3, "chart": 4}
 
 
-def _choose(terms: list[Term]) -> Term:
-    return min(terms, key=lambda t: 0 if t.kind.startswith("chart:") else _RANK[t.kind])
+# A user who corrects themselves ("a pie chart … no wait, make it a donut") wants what follows the correction.
+_CORRECTION = re.compile(
+    r"\b(?:no wait|wait|actually|scratch that|on second thought|change it to|make it|make that|rather|instead|"
+    r"mejor|mejor dicho|en realidad|plutot|en fait|non attends|lieber|doch lieber|eigentlich|anzi|invece|"
+    r"melhor|na verdade|liever|eigenlijk)\b|不对|还是|やっぱり|いや")
+
+
+def _choose(terms: list[Term], folded: str = "") -> Term:
+    cut = max((m.start() for m in _CORRECTION.finditer(folded)), default=-1)
+    if cut >= 0 and any(t.at < cut for t in terms):
+        terms = [t for t in terms if t.at > cut] or terms
+    return min(terms, key=lambda t: (0 if t.kind.startswith("chart:") else _RANK[t.kind], -t.at if cut >= 0 else 0))
 
 
 def subtype_from_cues(folded: str) -> ChartSubtype:
@@ -346,7 +403,10 @@ def subtype_from_cues(folded: str) -> ChartSubtype:
 
 # A bare "graph" next to a relation is a network, not a chart: "graph of how the labs relate to each other".
 _RELATION = re.compile(r"\b(?:relate[sd]?|relations?|relationships?|connected|connections?|connect|links?|linked|"
-                       r"co ?authors?|collaborat\w+|beziehungen|relaciones|relacoes|relazioni|relaties)\b")
+                       r"co ?authors?|collaborat\w+|beziehungen|relaciones|relacoes|relazioni|relaties|liens?|"
+                       r"enlaces|vinculos|conexiones|conexoes|ligacoes|verbindungen|verknupfungen|collegamenti|"
+                       r"connessioni|legami|verbanden|koppelingen|coauteurs?|coautores|coautori|koautoren)\b|"
+                       r"关系|关联|联系|つながり|関係")
 _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
 
 
@@ -385,8 +445,8 @@ def read_directive(query: str) -> Directive:
     used = [t for t in terms if t.frame == "used" and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
-        chosen = _choose(used + bare)
-        if chosen.kind == "timeline" and _asks_when(chosen, folded):
+        chosen = _choose(used + bare, folded)
+        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)):
             # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
@@ -396,6 +456,8 @@ def read_directive(query: str) -> Directive:
         return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms))
     if bare:
         chosen = _choose(bare)
+        if chosen.kind == "timeline" and _SCHEDULE.search(folded):
+            return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "bare", False, ("graph", "chart"), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)

@@ -42,6 +42,10 @@ KINDS: dict[str, tuple[str, ...]] = {
     "graph": (
         "knowledge graph", "dependency graph", "dependency network", "network", "relationship map", "relationship graph", "mind map", "mindmap",
         "co authorship network", "connections between", "relationships between", "network graph",
+        "node link diagram", "node link graph", "node link chart", "nodes and edges", "nodes and links",
+        "network diagram", "network chart", "network map", "force directed graph", "force directed layout",
+        "diagramme de reseau", "graphe de liens", "netzwerkdiagramm", "knotendiagramm", "diagramma di rete",
+        "grafo de nos", "netwerkdiagram", "节点图", "网络关系图", "ノードリンク図",
         "red de coautores", "red de relaciones", "red de autores", "grafo", "grafo de", "diagrama de red", "diagrama de rede",
         "reseau", "graphe des relations", "carte des relations",
         "netzwerk", "netzwerkdarstellung", "graph der beziehungen", "beziehungsgraph",
@@ -59,7 +63,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "diagramm", "diagramme", "grafik", "schaubild",
         "grafico", "graficos", "diagrama",
         "grafico", "grafici", "diagramma", "diagrammi",
-        "grafiek", "grafieken", "diagram",
+        "grafiek", "grafieken", "diagram", "grafisch", "graphisch",
         "图表", "グラフ", "チャート", "図",
     ),
     "chart:bar": (
@@ -217,12 +221,12 @@ MENTIONS: tuple[str, ...] = (
     "graph neural", "graph neural network", "graph neural networks", "gnn", "graph based", "graph retrieval",
     "graph leg", "graph walk", "graphrag", "knowledge graph papers", "knowledge graph paper",
     "knowledge graph research", "knowledge graph methods", "knowledge graph embeddings", "knowledge graph embedding",
-    "hash table", "lookup table", "periodic table", "round table", "truth table", "keyword table",
+    "hash table", "hashtabelle", "hashtabel", "hashtabla", "lookup table", "periodic table", "round table", "truth table", "keyword table",
     "chunks table", "items table", "timeline endpoint", "timeline result", "chart result", "table result",
     "graph result", "result type", "chart type", "table type", "chart subtype", "chart kind",
     "chart understanding", "chart question answering", "chart recognition", "table question answering",
     "table to text", "tabular data", "tabular transformers", "tabular transformer", "scatter gather",
-    "waterfall model", "funnel analysis", "box embeddings", "charting library", "charting libraries",
+    "waterfall model", "funnel analysis", "graphic design", "grafisch ontwerp", "grafikdesign", "box embeddings", "charting library", "charting libraries",
     "图神经网络", "グラフニューラルネットワーク", "図書",
 )
 
