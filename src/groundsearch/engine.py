@@ -17,6 +17,7 @@ from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa:
 from .query.filters import request_filter, visible_under
 from .query.judge import judge_for
 from .query.retrieve import Retriever
+from .scope import caller_scope
 from .settings import Settings, load_settings
 from .store.base import Store
 from .store.telemetry_base import Feedback, TelemetryStore
@@ -175,6 +176,10 @@ class Engine:
         )
         if embed and defer and self._embedding is not None:
             self._embedding.wake()
+        elif embed and not defer and self.embedder is not None:
+            from .ingest.embed_worker import embed_sentences
+
+            embed_sentences(self.store, self.embedder)  # the answers' sentence vectors, after the chunks'
         return report
 
     def embed_pending(self, *, progress: Callable[[Any], None] | None = None,
@@ -361,21 +366,21 @@ class Engine:
         """Mark a source request ``request_id`` showed as useful or not; ``NotFound`` unless that request is
         the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown)."""
         store = self._telemetry_for("feedback")
-        shown = store.request_results(tenant or "", request_id)
+        shown = store.request_results(caller_scope(tenant), request_id)
         if shown is None:
             raise NotFound(f"no request with id {request_id!r}", details={"request_id": request_id})
         if item_id not in shown:
             raise NotFound(f"request {request_id!r} did not show item {item_id!r}",
                            details={"request_id": request_id, "item_id": item_id})
-        return store.put_feedback(tenant or "", request_id, item_id, useful)
+        return store.put_feedback(caller_scope(tenant), request_id, item_id, useful)
 
     def remove_feedback(self, feedback_id: str, *, tenant: str | None = None) -> None:
-        if not self._telemetry_for("feedback").delete_feedback(tenant or "", feedback_id):
+        if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id):
             raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
 
     def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """``{item_id: (useful, marks)}`` of ``tenant`` (what the weighted profile's feedback boost reads)."""
-        return self._telemetry_for("feedback").feedback_stats(tenant or "", item_ids)
+        return self._telemetry_for("feedback").feedback_stats(caller_scope(tenant), item_ids)
 
     def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:
         """What ``tenant``'s users search most since ``since`` (a UTC datetime): query-term counts from
@@ -384,7 +389,7 @@ class Engine:
         if recorder is None:
             return []
         names = [term for term, _ in self.store.top_terms(SearchFilter(tenant=tenant), 5000)]
-        return recorder.popular_terms(tenant or "", since, limit, names)
+        return recorder.popular_terms(caller_scope(tenant), since, limit, names)
 
     def _telemetry_for(self, what: str) -> TelemetryStore:
         if self.recorder is None:

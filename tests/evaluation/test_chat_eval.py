@@ -39,3 +39,29 @@ def test_shipped_conversations() -> None:
     assert len(rows) >= 30 and all(len(r["turns"]) >= 3 for r in rows)
     assert {r["split"] for r in rows} == {"dev", "heldout"}
     assert {r["expect_handoff"] for r in rows} == {None, "retrieval-expert", "papers-expert"}
+
+
+def test_a_streamed_turn_is_scored_on_its_whole_audit_and_timed_at_its_first_token() -> None:
+    import time
+
+    from groundsearch.evaluation.chat import run_conversation
+    from groundsearch.types import Event
+
+    whole = {"units": [{"text": "a", "original": "a"}, {"text": "[m]", "original": "b"}], "marked": 1, "rerolls": 2,
+             "trace": []}
+
+    def turn(message, conversation_id):  # a streamed turn's events, paced like a slow writer
+        yield Event("dossier", {"sources": [{"n": 1}]})
+        yield Event("token", {"text": "a [1]\n\n"})
+        yield Event("audit", {"paragraph": 0, "text": "a [1]", "units": whole["units"][:1], "marked": 0,
+                              "rerolls": 0, "trace": []})
+        time.sleep(0.3)
+        yield Event("audit", {"paragraph": 1, "text": "[m]", "units": whole["units"][1:], "marked": 1,
+                              "rerolls": 2, "trace": []})
+        yield Event("reply", {"text": "a [1]\n\n[m]", "mode": "llm", "audit": whole})
+        yield Event("complete", {"conversation_id": conversation_id})
+
+    (record,) = run_conversation(turn, {"id": "s", "split": "dev", "turns": ["q"]})
+    assert record["audit"] == whole  # the turn's audit, not its last paragraph's
+    assert record["first_ms"] < record["total_ms"] - 250  # the first token, not the reply
+    assert score_conversations([record])["marked_share"] == 0.5

@@ -49,10 +49,10 @@ def writes(rng: np.random.Generator, start: int, n: int, *, min_len: int, max_le
 
 @pytest.fixture(autouse=True)
 def shallow_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start rounds at depth 8 so a corpus this small exercises stopping early and growing the depth, not
-    just lists read to their end in the first round."""
+    """Sample 8 postings a term and read only lists of ≤ 40 whole, so a corpus this small exercises the
+    pruning paths rather than lists read to their end."""
     monkeypatch.setattr(pg_keyword, "FIRST_DEPTH", 8)
-    monkeypatch.setattr(pg_keyword, "SCAN_SHARE", 1.0)  # rounds until exhausted: the fallback has its own test
+    monkeypatch.setattr(pg_keyword, "SHORT_LIST", 40)  # else every list of this corpus would be read whole
 
 
 @pytest.fixture(scope="module")
@@ -78,18 +78,18 @@ def assert_same_page(s: PostgresStore, dsn: str, query: str, f: SearchFilter, li
     assert got.has_more == (len(want) > limit)
 
 
-def round_depths(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The depth ``m`` of every threshold round the leg runs from now on (the exhaustive pass has none)."""
-    depths: list[int] = []
-    original_execute = psycopg.Connection.execute
+def assert_same_rows(got: list[tuple[int, float]], want: list[tuple[int, float]]) -> None:
+    assert [k for k, _ in got] == [k for k, _ in want]
+    assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-12)
 
-    def counting(self, query, params=None, *a, **k):
-        if isinstance(params, dict) and "m" in params:
-            depths.append(params["m"])
-        return original_execute(self, query, params, *a, **k)
 
-    monkeypatch.setattr(psycopg.Connection, "execute", counting)
-    return depths
+def traced(dsn: str, query: str, f: SearchFilter, need: int) -> tuple[list[tuple[int, float]], dict]:
+    """The leg's rows and what it did (threshold, lists read, candidates scored), on its own connection."""
+    trace: list[dict] = []
+    with psycopg.connect(dsn) as conn:
+        rows = pg_keyword.keyword_top(conn, list(dict.fromkeys(analyze(query))), compile_filter(f), need, trace)
+    assert len(trace) == 1
+    return rows, trace[0]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -101,14 +101,14 @@ def test_every_page_equals_the_exhaustive_query(store, words: list[str], limit: 
     assert_same_page(s, dsn, " ".join(words), f, limit, offset)
 
 
-def test_shallow_pages_stop_before_reading_every_posting(store, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A common term's list is longer than the first round's depth; a top-10 page must not need to read it all."""
+def test_shallow_pages_score_fewer_chunks_than_the_lists_hold(store) -> None:
+    """Common terms' lists are longer than the sample; a top-10 page must not score every chunk in them."""
     s, dsn, _ = store
     with psycopg.connect(dsn) as conn:
-        df = conn.execute("SELECT df FROM term_stats WHERE term = 'w0'").fetchone()[0]
-    executed = round_depths(monkeypatch)
-    assert_same_page(s, dsn, "w0 w1", SearchFilter(), 10, 0)
-    assert df > 8 and executed and max(executed) < df, (df, executed)
+        matching = conn.execute("SELECT count(DISTINCT chunk_pk) FROM postings WHERE term IN ('w0', 'w1')").fetchone()[0]
+    rows, did = traced(dsn, "w0 w1", SearchFilter(), 11)
+    assert_same_rows(rows, oracle(dsn, "w0 w1", SearchFilter(), 11, 0))
+    assert did["path"] in ("required", "maxscore") and did["candidates"] < matching, (did, matching)
 
 
 def test_exact_after_the_mean_length_drifts_deletes_and_a_refresh(postgres_database) -> None:
@@ -163,10 +163,58 @@ def test_migration_2_orders_postings_already_stored(postgres_database) -> None:
     assert df == {"alpha": 2, "beta": 1}
 
 
-def test_falls_back_to_one_pass_when_rounds_would_cost_more(store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_filter_the_sample_misses_falls_back_to_one_pass_and_is_never_short(store) -> None:
+    """Drafts are a fifth of the corpus: the sample of 8 postings a term holds fewer than 40 drafts, so no
+    threshold exists and the leg must score everything rather than return a short page."""
     s, dsn, _ = store
-    monkeypatch.setattr(pg_keyword, "SCAN_SHARE", 0.0)  # no round is ever cheaper: straight to the one pass
-    depths = round_depths(monkeypatch)
-    for f in FILTERS:
-        assert_same_page(s, dsn, "w0 w1 w7", f, 10, 2)
-    assert depths == []
+    f = SearchFilter(statuses=("draft",))
+    rows, did = traced(dsn, "w0 w1 w7", f, 40)
+    assert did["path"] == "exhaustive"
+    assert len(rows) == 40
+    assert_same_rows(rows, oracle(dsn, "w0 w1 w7", f, 40, 0))
+    assert_same_page(s, dsn, "w0 w1 w7", f, 39, 0)
+
+
+def test_every_path_is_taken_and_exact(store) -> None:
+    """The hypothesis test covers pages; this pins that each way the leg can go actually occurs on this
+    corpus (so none of them is dead code the oracle comparison never reached)."""
+    s, dsn, _ = store
+    cases = [("w110 w115", SearchFilter(), 40), ("w0 w1", SearchFilter(), 11), ("w0 w110", SearchFilter(), 11),
+             ("w100 w105 w110 w115", SearchFilter(), 11),
+             ("w0 w1 w7", SearchFilter(statuses=("draft",)), 40)]
+    cases += [(" ".join(f"w{j}" for j in range(i, i + n)), SearchFilter(), 11) for n in (3, 4, 5) for i in (20, 30, 40)]
+    seen = set()
+    for q, f, need in cases:
+        rows, did = traced(dsn, q, f, need)
+        seen.add(did["path"])
+        assert_same_rows(rows, oracle(dsn, q, f, need, 0))
+    assert seen == {"sample", "required", "maxscore", "exhaustive", "short lists"}, seen
+
+
+def test_a_delete_between_threshold_and_candidates_cannot_shorten_the_page(postgres_database, monkeypatch) -> None:
+    """The two statements read one snapshot. A writer deleting the page's chunks right after the threshold
+    was taken must not leave the leg cutting at a threshold no remaining chunk reaches (a short page)."""
+    dsn = postgres_database()
+    s = PostgresStore.open(dsn, dim=4)
+    try:
+        s.upsert(writes(np.random.default_rng(5), 0, 600, min_len=5, max_len=40))
+        before = oracle(dsn, "w0 w1", SearchFilter(), 11, 0)
+        with psycopg.connect(dsn) as conn:  # the best 200 chunks: every one left scores below the threshold
+            victims = [r[0] for r in conn.execute("SELECT item_id FROM chunks WHERE pk = ANY(%s)",
+                                                  ([k for k, _ in oracle(dsn, "w0 w1", SearchFilter(), 200, 0)],))]
+        original_execute = psycopg.Connection.execute
+
+        def delete_after_threshold(self, query, params=None, *a, **k):
+            out = original_execute(self, query, params, *a, **k)
+            if isinstance(params, dict) and "m" in params and victims:
+                s.delete(list(victims))
+                victims.clear()
+            return out
+
+        monkeypatch.setattr(psycopg.Connection, "execute", delete_after_threshold)
+        rows, did = traced(dsn, "w0 w1", SearchFilter(), 11)
+        monkeypatch.setattr(psycopg.Connection, "execute", original_execute)
+        assert not victims and did["path"] in ("required", "maxscore")
+        assert_same_rows(rows, before)  # the snapshot the threshold came from, whole
+    finally:
+        s.close()

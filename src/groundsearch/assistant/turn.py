@@ -198,7 +198,7 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
     """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
     retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
     A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` whatever ``tenant`` says: it holds
-    every tenant's text, so it must not be readable by the default tenant (``conversation_scope``).
+    every tenant's text, so it must not be readable by the default tenant (``groundsearch.scope``).
 
     A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
     unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
@@ -249,6 +249,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                                                      by_paragraph)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")
+                first_token_at = None  # what streamed is replaced: the answer's text exists only now
                 out = _Reply()
                 out.tools.append({"name": "prepare_dossier", "arguments": {"query": text}, "by": "policy"})
         except LLMError as exc:

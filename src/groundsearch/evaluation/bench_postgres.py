@@ -19,6 +19,8 @@ floor. The Postgres server is a local embedded one with durable settings unless 
 
 from __future__ import annotations
 
+import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -64,15 +66,18 @@ def _load(store: Store, texts: list[str], vectors: np.ndarray, start: int, stop:
 
 def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 200, seed: int = 0, *,
                              dsn: str | None = None, vocab_size: int = 50_000, words_per_chunk: int = 80,
-                             depth: int = 100, incremental: int = 5_000, batch: int = 1_000) -> dict[str, Any]:
+                             depth: int = 100, incremental: int = 5_000, batch: int = 1_000,
+                             reuse: Path | None = None, exhaustive: bool = True) -> dict[str, Any]:
     """Build both stores with ``n`` chunks and time hybrid queries on each (see module doc).
 
     ``dsn`` names an empty Postgres database to use; by default a local embedded server is started with
-    durable settings (fsync on) and removed afterwards.
+    durable settings (fsync on) and removed afterwards. ``reuse`` names a directory that keeps both stores
+    (and the embedded server's cluster) after the run: the first run builds them there, later runs with the
+    same corpus parameters only query (a 100k build takes tens of minutes on a busy machine, the queries
+    about two). ``exhaustive=False`` skips timing the old single-pass keyword query beside the leg.
     """
     import psycopg
 
-    from ..store.pg_vector import hnsw_index_sql
     from ..store.postgres import PostgresStore
     from ..store.sqlite import SQLiteStore
 
@@ -83,16 +88,22 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
                                                        p=(lambda p: p / p.sum())(np.arange(1, vocab_size + 1.0) ** -ZIPF_S)))
                for _ in range(queries)]
     q_vecs = unit_vectors(rng, queries, dim)
+    corpus = {"n": n, "dim": dim, "seed": seed, "vocab_size": vocab_size, "words_per_chunk": words_per_chunk,
+              "incremental": incremental, "batch": batch}
+    built = _prebuilt(reuse, corpus)
 
     server = None
     if dsn is None:
         from ..store.pg_embedded import start_embedded_postgres
 
-        server = start_embedded_postgres(durable=True)
-        with psycopg.connect(server.dsn(), autocommit=True) as conn:
-            conn.execute("CREATE DATABASE groundsearch_bench")
+        server = start_embedded_postgres(durable=True, keep=None if reuse is None else reuse / "pg")
+        if built is None:
+            with psycopg.connect(server.dsn(), autocommit=True) as conn:
+                conn.execute("DROP DATABASE IF EXISTS groundsearch_bench")
+                conn.execute("CREATE DATABASE groundsearch_bench")
         dsn = server.dsn("groundsearch_bench")
     tmp = tempfile.TemporaryDirectory(prefix="gs-bench-pg-")
+    lite_path = (Path(tmp.name) if reuse is None else reuse) / "sqlite"
     result: dict[str, Any] = {
         "data": f"synthetic: Zipf(s={ZIPF_S}) text over {vocab_size} pseudo-words, {words_per_chunk} words/chunk, "
                 f"random {dim}-d unit vectors; queries of 2-6 Zipf words; hybrid = both legs concurrently "
@@ -100,31 +111,25 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
         "chunks": n, "queries": queries,
     }
     try:
-        lite = SQLiteStore.open(Path(tmp.name) / "store", dim)
-        lite_s = _load(lite, texts, vectors, 0, n, batch)
-        pg = PostgresStore.open(dsn, dim=dim, pool_size=4)
-        inc = min(incremental, n)
-        inc_s = _load(pg, texts, vectors, 0, inc, batch)
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("DROP INDEX chunk_vectors_hnsw")
-            bulk_s = _load(pg, texts, vectors, inc, n, batch)
-            began = time.perf_counter()
-            conn.execute("SET maintenance_work_mem = '1GB'")
-            conn.execute(hnsw_index_sql(dim).encode())
-            index_s = time.perf_counter() - began
-            conn.execute("VACUUM ANALYZE")
-        result["ingest"] = {
-            "sqlite_chunks_per_s": round(n / lite_s, 1),
-            "postgres_incremental_with_hnsw_chunks_per_s": round(inc / inc_s, 1),
-            "postgres_bulk_then_index_chunks_per_s": round((n - inc) / (bulk_s + index_s), 1) if n > inc else None,
-            "postgres_bulk_rows_only_chunks_per_s": round((n - inc) / bulk_s, 1) if n > inc else None,
-            "postgres_hnsw_build_seconds": round(index_s, 1),
-            "postgres_incremental_chunks": inc,
-        }
+        if built is None:
+            if reuse is not None and lite_path.exists():
+                shutil.rmtree(lite_path)  # a half-built store from an interrupted build
+            lite = SQLiteStore.open(lite_path, dim)
+            pg = PostgresStore.open(dsn, dim=dim, pool_size=4)
+            result["ingest"] = _build(lite, pg, dsn, texts, vectors, dim, incremental, batch)
+            if reuse is not None:
+                (reuse / _BUILT).write_text(json.dumps({"corpus": corpus, "ingest": result["ingest"]}))
+        else:
+            lite = SQLiteStore.open(lite_path, dim)
+            pg = PostgresStore.open(dsn, dim=dim, pool_size=4)
+            result["ingest"] = {"reused_build": str(reuse), **built["ingest"]}
         result["query"] = _query_side_by_side({"sqlite": lite, "postgres": pg}, q_texts, q_vecs, vectors, depth)
-        result["postgres_keyword_vs_exhaustive"] = _keyword_vs_exhaustive(pg, lite, dsn, q_texts, depth)
+        if exhaustive:
+            result["postgres_keyword_vs_exhaustive"] = _keyword_vs_exhaustive(pg, lite, dsn, q_texts, depth)
         p50 = {k: v["hybrid"]["p50_ms"] for k, v in result["query"].items()}
+        p95 = {k: v["hybrid"]["p95_ms"] for k, v in result["query"].items()}
         result["ratio_hybrid_p50_postgres_over_sqlite"] = round(p50["postgres"] / p50["sqlite"], 2)
+        result["ratio_hybrid_p95_postgres_over_sqlite"] = round(p95["postgres"] / p95["sqlite"], 2)
         pg.close()
         lite.close()
     finally:
@@ -132,6 +137,48 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
         if server is not None:
             server.stop()
     return result
+
+
+_BUILT = "built.json"  # written last by a finished build: its absence marks an interrupted one
+
+
+def _prebuilt(reuse: Path | None, corpus: dict[str, Any]) -> dict[str, Any] | None:
+    """The record of a finished build in ``reuse`` for exactly this corpus, else None (build afresh)."""
+    if reuse is None or not (reuse / _BUILT).exists():
+        return None
+    record = json.loads((reuse / _BUILT).read_text())
+    if record["corpus"] != corpus:
+        raise ValueError(f"{reuse} holds a build of {record['corpus']}, not {corpus}: use another directory")
+    return record  # type: ignore[no-any-return]
+
+
+def _build(lite: Store, pg: Any, dsn: str, texts: list[str], vectors: np.ndarray, dim: int, incremental: int,
+           batch: int) -> dict[str, Any]:
+    """Load both stores; Postgres first incrementally with its HNSW index, then in bulk with the index rebuilt."""
+    import psycopg
+
+    from ..store.pg_vector import hnsw_index_sql
+
+    n = len(texts)
+    lite_s = _load(lite, texts, vectors, 0, n, batch)
+    inc = min(incremental, n)
+    inc_s = _load(pg, texts, vectors, 0, inc, batch)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP INDEX chunk_vectors_hnsw")
+        bulk_s = _load(pg, texts, vectors, inc, n, batch)
+        began = time.perf_counter()
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute(hnsw_index_sql(dim).encode())
+        index_s = time.perf_counter() - began
+        conn.execute("VACUUM ANALYZE")
+    return {
+        "sqlite_chunks_per_s": round(n / lite_s, 1),
+        "postgres_incremental_with_hnsw_chunks_per_s": round(inc / inc_s, 1),
+        "postgres_bulk_then_index_chunks_per_s": round((n - inc) / (bulk_s + index_s), 1) if n > inc else None,
+        "postgres_bulk_rows_only_chunks_per_s": round((n - inc) / bulk_s, 1) if n > inc else None,
+        "postgres_hnsw_build_seconds": round(index_s, 1),
+        "postgres_incremental_chunks": inc,
+    }
 
 
 def _keyword_vs_exhaustive(pg: Any, lite: Store, dsn: str, texts: list[str], depth: int) -> dict[str, Any]:
@@ -199,3 +246,24 @@ def _query_side_by_side(stores: dict[str, Store], texts: list[str], q_vecs: np.n
     return {name: {**{leg: _timing(v) for leg, v in legs.items()},
                    "vector_recall_at_10": round(statistics.fmean(recall[name]), 4)}
             for name, legs in timings.items()}
+
+
+def main() -> None:
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(description="Postgres against the embedded store on one synthetic corpus")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--reuse", type=Path, help="keep the built stores here and reuse them on later runs")
+    parser.add_argument("--no-exhaustive", action="store_true", help="skip timing the old single-pass query")
+    args = parser.parse_args()
+    out = bench_postgres_vs_sqlite(n=args.chunks, queries=args.queries, depth=args.depth, reuse=args.reuse,
+                                   exhaustive=not args.no_exhaustive)
+    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -20,17 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ALL_TENANTS_SCOPE", "Conversation", "ConversationStore", "StoredTurn", "conversation_scope", "turns_query"]
+from ..scope import ALL_TENANTS_SCOPE  # conversations that searched every tenant are kept under it
 
-# The key of conversations whose retrieval spanned every tenant (the operator, local mode, the CLI, an all-tenants
-# MCP tool). They hold every tenant's text, so they must not live under the default tenant ``''`` — where the
-# operator's item writes go — or a default-tenant viewer with the id reads them. No key may be minted for it.
-ALL_TENANTS_SCOPE = "*"
-
-
-def conversation_scope(search_tenant: str | None) -> str:
-    """Where a conversation is kept: the tenant its retrieval was scoped to, or ``ALL_TENANTS_SCOPE``."""
-    return ALL_TENANTS_SCOPE if search_tenant is None else search_tenant
+__all__ = ["ALL_TENANTS_SCOPE", "Conversation", "ConversationStore", "StoredTurn", "turns_query"]
 
 
 @dataclass(frozen=True, slots=True)

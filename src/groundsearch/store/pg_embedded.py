@@ -39,6 +39,7 @@ class EmbeddedPostgres:
     port: int
     user_kw: dict[str, object]
     bin_dir: Path
+    keep: bool = False  # a benchmark's prebuilt database: stop the server, leave the data for the next run
 
     @property
     def data_dir(self) -> Path:
@@ -53,7 +54,8 @@ class EmbeddedPostgres:
                 [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "immediate", "-w", "stop"],
                 check=False, capture_output=True, timeout=60, **self.user_kw,  # type: ignore[arg-type]
             )
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def _free_port() -> int:
@@ -83,18 +85,29 @@ def _as_unprivileged(root: Path, bin_dir: Path) -> dict[str, object]:
     return {"user": entry.pw_uid, "group": entry.pw_gid}
 
 
-def start_embedded_postgres(parent: Path | None = None, attempts: int = 3, *, durable: bool = False) -> EmbeddedPostgres:
-    """initdb into a fresh temp dir and start the server on a free 127.0.0.1 port; the caller stops it."""
+def start_embedded_postgres(parent: Path | None = None, attempts: int = 3, *, durable: bool = False,
+                            keep: Path | None = None) -> EmbeddedPostgres:
+    """initdb into a fresh temp dir and start the server on a free 127.0.0.1 port; the caller stops it.
+
+    ``keep`` names a directory that outlives the server instead: initdb runs only when it holds no cluster
+    yet, and ``stop`` leaves it, so a benchmark builds a large corpus once and reuses it.
+    """
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
     bin_dir = Path(POSTGRES_BIN_PATH)
-    root = Path(tempfile.mkdtemp(prefix="groundsearch-pg-", dir=parent))
+    if keep is None:
+        root = Path(tempfile.mkdtemp(prefix="groundsearch-pg-", dir=parent))
+    else:
+        root = keep
+        root.mkdir(parents=True, exist_ok=True)
     user_kw = _as_unprivileged(root, bin_dir)
     data = root / "data"
-    subprocess.run(
-        [str(bin_dir / "initdb"), "-D", str(data), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U", "postgres"],
-        check=True, capture_output=True, timeout=120, **user_kw,  # type: ignore[arg-type]
-    )
+    if not (data / "PG_VERSION").exists():
+        subprocess.run(
+            [str(bin_dir / "initdb"), "-D", str(data), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U",
+             "postgres"],
+            check=True, capture_output=True, timeout=120, **user_kw,  # type: ignore[arg-type]
+        )
     last_error = ""
     for _ in range(attempts):
         port = _free_port()  # a race with another process taking it is possible: retry with a new one
@@ -106,13 +119,14 @@ def start_embedded_postgres(parent: Path | None = None, attempts: int = 3, *, du
             capture_output=True, text=True, timeout=120, **user_kw,  # type: ignore[arg-type]
         )
         if proc.returncode == 0:
-            server = EmbeddedPostgres(root=root, port=port, user_kw=user_kw, bin_dir=bin_dir)
+            server = EmbeddedPostgres(root=root, port=port, user_kw=user_kw, bin_dir=bin_dir, keep=keep is not None)
             _wait_ready(server)
             return server
         log = root / "server.log"
         last_error = proc.stderr + (log.read_text(errors="replace")[-2000:] if log.exists() else "")
         time.sleep(0.5)
-    shutil.rmtree(root, ignore_errors=True)
+    if keep is None:
+        shutil.rmtree(root, ignore_errors=True)
     raise RuntimeError(f"embedded Postgres did not start: {last_error}")
 
 

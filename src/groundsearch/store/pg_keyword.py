@@ -1,23 +1,30 @@
-"""The Postgres keyword leg: exact BM25 top-k that stops reading postings early.
+"""The Postgres keyword leg: exact BM25 top-k that reads only the postings that can reach the page.
 
-Scoring every posting of every query term (``pg_bm25.keyword_sql``) costs time linear in the terms'
-document frequencies: 145 ms p50 at 100k chunks. Here each term's postings are read best-first from a
-B-tree on ``(term, impact DESC)`` — Fagin's threshold algorithm with term-at-a-time rescoring:
+Scoring every posting of every query term (``exhaustive_keyword_sql``) costs time linear in the terms'
+document frequencies — a common word's list is most of the corpus. Each term's postings also sit in a
+B-tree on ``(term, impact DESC)``, where ``impact`` bounds the posting's BM25 term factor (see below), and
+the leg prunes with two statements:
 
-1. read the ``m`` highest-impact postings of each query term; their chunks are the candidates;
-2. score every candidate *exactly* (all its query terms, by primary-key probes) with the same formula as
-   ``keyword_sql``, apply the filter, keep the best ``offset + limit + 1``;
-3. a chunk in no list has, for each term, an impact at most that list's last one read, so its score is at
-   most ``bound = Σ idf · (k1 + 1) · last_impact · drift``. When the last row needed scores above the bound
-   (or every list is exhausted) the page is exact; otherwise ``m`` grows four-fold and the round repeats.
+1. **Threshold.** Read the ``m`` best postings of each term from the impact index; score *exactly* (all
+   query terms, filter applied) the ``2 · need`` chunks with the highest impact sum among them; the ``need``-th best score ``θ`` is a lower bound of the page's last score, because those
+   chunks are real filtered matches. The same statement returns each term's df, idf and largest impact,
+   hence an upper bound ``ub_t`` of what term ``t`` can add to any chunk's score.
+2. **Candidates.** A chunk scoring ``≥ θ`` gains ``≥ τ_t = θ - Σ_{u≠t} ub_u`` from every term ``t``:
+   * when some ``τ_t > 0`` the term is *required* and only the prefix of its list with
+     ``impact ≥ τ_t / w_t`` can hold page chunks (the rarest required terms generate candidates, the list
+     prefixes intersected);
+   * otherwise (MaxScore) the terms of smallest ``ub`` whose bounds sum below ``θ`` cannot lift a chunk to
+     ``θ`` on their own, so only the other terms' lists generate candidates;
+   and a candidate whose bound from the lists read plus the others' ``ub`` stays below ``θ`` is dropped.
+   The survivors are scored exactly, filtered, and the best ``need`` returned.
 
-``drift = max(1, avglen / impact_ref_min)`` keeps the bound valid although impacts were computed with the
-mean length of the corpus when each posting was written: with ``D(A) = tf + k1(1-b) + k1·b·len/A``, the
-true term factor over the stored one is ``D(ref)/D(avglen) ≤ max(1, avglen/ref)``. Scores are never taken
-from the stored impacts, so results equal the exhaustive query's exactly (tests/postgres/test_keyword_topk.py).
-When the bound cannot be beaten cheaply — many impacts tied at the bound, a selective filter, terms whose
-lists are short anyway — the leg stops the rounds once the next would probe more than ``SCAN_SHARE`` of the
-terms' postings, and scores every posting in one pass instead (``exhaustive_keyword_sql``).
+Every chunk that can be on the page is a candidate, the filter applies before the cut (a filtered page is
+never short), and scores are computed exactly as the exhaustive query does, so pages equal its pages
+(tests/postgres/test_keyword_topk.py). Impacts were computed with the corpus's mean length when each posting
+was written; with ``D(A) = tf + k1(1-b) + k1·b·len/A`` the true term factor over the stored one is
+``D(ref)/D(avglen) ≤ max(1, avglen / impact_ref_min)`` (``drift``), which every bound is multiplied by, so
+they stay valid however far the mean length moves. When no pruning is possible (the sample's chunks miss
+the filter, or every list is needed whole) the leg runs the exhaustive pass.
 """
 
 from __future__ import annotations
@@ -30,17 +37,22 @@ import psycopg
 from .pg_filters import Compiled
 from .text import BM25_B, BM25_K1
 
-__all__ = ["FIRST_DEPTH", "GROWTH", "SCAN_SHARE", "exhaustive_keyword_sql", "impact", "keyword_top",
+__all__ = ["FIRST_DEPTH", "GENERATOR_SPREAD", "SHORT_LIST", "exhaustive_keyword_sql", "impact", "keyword_top",
            "refresh_impacts", "term_df_deltas"]
 
-FIRST_DEPTH = 256  # postings read per term in the first round (at least the page size)
-GROWTH = 4  # depth multiplier per round: few rounds, and at most ~1/3 of the last round's work wasted
-_SLACK = 1e-9  # relative: the bound is compared after float rounding of both sides
-# A round probes every candidate (up to depth × terms) once per query term by primary key, dearer per posting
-# than the one sequential pass of the exhaustive query. When the next round's probes would pass this share of
-# the terms' postings, the leg runs that pass instead (measured: on a 20k-chunk corpus whose equal chunk
-# lengths tie most impacts, rounds until the lists ran out took 5x the single pass).
-SCAN_SHARE = 0.125
+# Postings per term read for the threshold (at least the page size). Reading them costs little (the impact
+# index alone); of the chunks they name, the SAMPLE_SCORED × page size with the highest bound on the index
+# are scored exactly, a probe per query term each: chunks high in several lists are the likely page. At 100k
+# chunks, 1,024 and 2× left the threshold of four common terms at 2.54 against the page's true 3.76 (22,785
+# candidates); 4,096 and 4× reached 3.75 (188). Over 60 queries, alternating, load 30: p50 / p95 146 / 1,045 ms
+# (1,024, 2×), 174 / 829 (2,048, 3×), 213 / 708 (4,096, 4×) — the sample's cost against the long tail.
+FIRST_DEPTH = 4096
+SAMPLE_SCORED = 4
+SHORT_LIST = 2048  # a list this short is read whole: as cheap as bounding it, and it never needs a cut
+# A required term longer than this many times the rarest required one is checked by probing its postings for
+# the candidates instead of reading its list prefix: a probe costs about as much as a few sequential postings.
+GENERATOR_SPREAD = 4
+_SLACK = 1e-9  # relative: every bound is loosened by this much against float rounding on either side
 
 
 def impact(tf: int, norm_terms: int, ref: float) -> float:
@@ -59,35 +71,37 @@ def term_df_deltas(added: Sequence[str], removed: Sequence[str]) -> list[tuple[s
     return sorted((t, d) for t, d in delta.items() if d)
 
 
-def _round_sql(where: Compiled) -> str:
-    """One round; placeholders ``terms``, ``m``, ``need``, ``k1``, ``b`` plus the filter's."""
-    return f"""
+_STATS = """
 WITH st AS (
     SELECT n_chunks::float8 AS n,
            CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen,
            COALESCE(impact_ref_min, 1) AS ref
     FROM corpus_stats
-), q AS (
-    SELECT ts.term, ln(1 + (st.n - ts.df + 0.5) / (ts.df + 0.5)) AS idf
+), q AS MATERIALIZED (
+    SELECT ts.term, ts.df, ln(1 + (st.n - ts.df + 0.5) / (ts.df + 0.5)) AS idf
     FROM term_stats ts CROSS JOIN st
     WHERE ts.term = ANY(%(terms)s::text[]) AND ts.df > 0
-), top AS MATERIALIZED (
-    SELECT q.term, x.chunk_pk, x.impact
-    FROM q CROSS JOIN LATERAL (
-        SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = q.term ORDER BY p.impact DESC LIMIT %(m)s
-    ) x
-), edge AS (
-    SELECT q.idf, count(t.chunk_pk) AS got, min(t.impact) AS last
-    FROM q LEFT JOIN top t ON t.term = q.term
-    GROUP BY q.term, q.idf
-), scored AS MATERIALIZED (
+)"""
+
+
+def _scored_page(where: Compiled, floor: str = "") -> str:
+    """Exact scores of ``cand``'s chunks over every query term (primary-key probes), filtered, best first;
+    ``floor`` is a condition on ``s.score`` that spares the filter's joins for chunks below the threshold."""
+    return f"""
+, scored AS MATERIALIZED (
     SELECT p.chunk_pk, sum(
         q.idf * (%(k1)s + 1) * p.tf
         / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
     ) AS score
-    FROM (SELECT DISTINCT chunk_pk FROM top) cand
+    FROM cand
     CROSS JOIN q
-    JOIN postings p ON p.term = q.term AND p.chunk_pk = cand.chunk_pk
+    -- A probe per (candidate, term): misjudging a CTE's rows, the planner otherwise hashes every posting of
+    -- the terms to join a few hundred candidates (EXPLAIN: 278,475 rows for 202). LIMIT 1 (the key is
+    -- unique) stops it from flattening the LATERAL back into that join.
+    CROSS JOIN LATERAL (
+        SELECT x.chunk_pk, x.tf, x.norm_terms FROM postings x WHERE x.term = q.term AND x.chunk_pk = cand.chunk_pk
+        LIMIT 1
+    ) p
     CROSS JOIN st
     GROUP BY p.chunk_pk
 ), page AS (
@@ -95,42 +109,137 @@ WITH st AS (
     FROM scored s
     JOIN chunks c ON c.pk = s.chunk_pk
     JOIN items i ON i.id = c.item_id
-    WHERE {where.sql}
+    WHERE {floor}({where.sql})
     ORDER BY s.score DESC, s.chunk_pk
     LIMIT %(need)s
-)
+)"""
+
+
+def _threshold_sql(where: Compiled) -> str:
+    """Step 1; placeholders ``terms``, ``m``, ``need``, ``k1``, ``b`` plus the filter's."""
+    return _STATS + """
+, cand AS MATERIALIZED (
+    SELECT x.chunk_pk FROM q CROSS JOIN LATERAL (
+        SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = q.term ORDER BY p.impact DESC LIMIT %(m)s
+    ) x
+    GROUP BY x.chunk_pk
+    ORDER BY sum(q.idf * x.impact) DESC, x.chunk_pk
+    LIMIT %(scored)s
+)""" + _scored_page(where) + """
 SELECT
-    (SELECT COALESCE(sum(CASE WHEN e.got < %(m)s THEN 0
-                              ELSE e.idf * (%(k1)s + 1) * e.last * GREATEST(1, st.avglen / st.ref) END), 0)
-     FROM edge e CROSS JOIN st) AS bound,
-    (SELECT COALESCE(array_agg(chunk_pk ORDER BY score DESC, chunk_pk), '{{}}') FROM page) AS keys,
-    (SELECT COALESCE(array_agg(score ORDER BY score DESC, chunk_pk), '{{}}') FROM page) AS scores
+    (SELECT COALESCE(array_agg(q.term ORDER BY q.term), '{}') FROM q),
+    (SELECT COALESCE(array_agg(ARRAY[q.df::float8, q.idf, (SELECT p.impact FROM postings p WHERE p.term = q.term
+                                                           ORDER BY p.impact DESC LIMIT 1)] ORDER BY q.term), '{}')
+     FROM q),
+    (SELECT avglen FROM st), (SELECT ref FROM st),
+    (SELECT COALESCE(array_agg(chunk_pk ORDER BY score DESC, chunk_pk), '{}') FROM page),
+    (SELECT COALESCE(array_agg(score ORDER BY score DESC, chunk_pk), '{}') FROM page)
 """
 
 
-def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, need: int) -> list[tuple[int, float]]:
-    """The best ``need`` filtered chunks for distinct ``terms`` as ``(key, score)``, best first, exact."""
-    total = conn.execute("SELECT COALESCE(sum(df), 0)::float8 FROM term_stats WHERE term = ANY(%s::text[])",
-                         (terms,)).fetchone()[0]  # type: ignore[index]
-    depth = max(FIRST_DEPTH, need)
-    sql = _round_sql(where).encode()
+def _candidates_sql(where: Compiled) -> str:
+    """Step 2; placeholders of step 1 plus ``sterms``/``sw``/``srest`` (short lists read whole, each term's
+    score per unit impact, the bound a chunk must reach from them) and ``gterms``/``gcuts``/``gw`` (long
+    lists read, the impact each prefix stops at), ``must`` (long lists a chunk must be in) and ``rest``."""
+    return _STATS + """
+, cand AS MATERIALIZED (
+    SELECT x.chunk_pk
+    FROM unnest(%(sterms)s::text[], %(sw)s::float8[]) AS g(term, w)
+    CROSS JOIN LATERAL (SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = g.term) x
+    GROUP BY x.chunk_pk
+    HAVING sum(g.w * x.impact) >= %(srest)s
+    UNION
+    SELECT x.chunk_pk
+    FROM unnest(%(gterms)s::text[], %(gcuts)s::float8[], %(gw)s::float8[]) AS g(term, cut, w)
+    CROSS JOIN LATERAL (
+        SELECT p.chunk_pk, p.impact FROM postings p WHERE p.term = g.term AND p.impact >= g.cut
+    ) x
+    GROUP BY x.chunk_pk
+    HAVING count(*) >= %(must)s AND sum(g.w * x.impact) >= %(rest)s
+)""" + _scored_page(where, "s.score >= %(theta)s AND ") + """
+SELECT
+    (SELECT count(*) FROM cand),
+    (SELECT COALESCE(array_agg(chunk_pk ORDER BY score DESC, chunk_pk), '{}') FROM page),
+    (SELECT COALESCE(array_agg(score ORDER BY score DESC, chunk_pk), '{}') FROM page)
+"""
+
+
+def keyword_top(conn: psycopg.Connection, terms: list[str], where: Compiled, need: int,
+                trace: list[dict[str, Any]] | None = None) -> list[tuple[int, float]]:
+    """The best ``need`` filtered chunks for distinct ``terms`` as ``(key, score)``, best first, exact.
+
+    ``trace`` (tests, benchmarks) receives what the leg did: the threshold, the lists read and how far,
+    and how many candidates it scored.
+    """
+    # Both statements must see one snapshot: a threshold taken before a writer deleted its chunks could
+    # exceed the page's true last score afterwards and cut real hits (the caller opened this transaction).
+    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    base: dict[str, Any] = {"terms": terms, "need": need, "k1": BM25_K1, "b": BM25_B, **where.params}
+    m = max(FIRST_DEPTH, need)
     # The planner sizes each LATERAL top-m with a generic estimate (~100 postings a term), so it reads the
     # whole list by bitmap heap scan and sorts it — the very cost the impact index exists to avoid (EXPLAIN:
     # 3,366 heap blocks for 265 rows). Without bitmap scans it walks (term, impact DESC) and stops at m.
     conn.execute("SET LOCAL enable_bitmapscan = off")
-    while depth * len(terms) ** 2 <= SCAN_SHARE * total:  # candidates × probes each, against one pass
-        params: dict[str, Any] = {"terms": terms, "m": depth, "need": need, "k1": BM25_K1, "b": BM25_B,
-                                  **where.params}
-        bound, keys, scores = conn.execute(sql, params).fetchone()  # type: ignore[misc]
-        rows = [(int(k), float(s)) for k, s in zip(keys, scores)]
-        exhausted = bound == 0  # every list read to its end: the candidates are all the matches
-        if exhausted or (len(rows) == need and rows[-1][1] > bound * (1 + _SLACK)):
-            return rows
-        depth *= GROWTH
+    names, stats, avglen, ref, keys, scores = conn.execute(  # type: ignore[misc]
+        _threshold_sql(where).encode(), {**base, "m": m, "scored": SAMPLE_SCORED * need}).fetchone()
+    sample = [(int(k), float(s)) for k, s in zip(keys, scores)]
+    if not stats or sum(df for df, _, _ in stats) <= min(m, SAMPLE_SCORED * need):  # every match was sampled and scored
+        _note(trace, "sample", candidates=None)
+        return sample
+    if len(sample) < need:  # the sample's chunks mostly miss the filter: no threshold to prune with
+        return _exhaustive(conn, terms, where, need, trace)
+    theta = sample[-1][1] * (1 - _SLACK)
+    drift = max(1.0, avglen / ref)
+    weight = [idf * (BM25_K1 + 1) * drift for _, idf, _ in stats]
+    ub = [w * top for w, (_, _, top) in zip(weight, stats)]
+    short = [i for i, (df, _, _) in enumerate(stats) if df <= SHORT_LIST]
+    long = [i for i in range(len(stats)) if i not in short]
+    # A page chunk holding a short-list term is in that (whole) list; one holding none scores from the long
+    # lists alone, so their bounds are set against each other only.
+    tau = {i: theta - sum(ub[u] for u in long if u != i) for i in long}
+    required = sorted((i for i in long if tau[i] > 0), key=lambda i: stats[i][0])
+    if required:
+        path = "required"
+        readers = [i for i in required if stats[i][0] <= GENERATOR_SPREAD * stats[required[0]][0]]
+        must = len(readers)
+    else:
+        path, readers, below = "maxscore", [], 0.0
+        for i in sorted(long, key=lambda i: ub[i]):
+            if readers or below + ub[i] >= theta:
+                readers.append(i)
+            else:
+                below += ub[i]
+        must = 1
+        if long and len(readers) == len(long):  # nothing to prune: every list is needed whole
+            return _exhaustive(conn, terms, where, need, trace)
+    if not long:
+        path = "short lists"
+    cuts = [max(0.0, tau[i]) / weight[i] * (1 - _SLACK) for i in readers]
+    slack = _SLACK * abs(theta)
+    params = {**base, "sterms": [names[i] for i in short], "sw": [weight[i] for i in short],
+              "srest": theta - sum(ub[i] for i in long) - slack,
+              "gterms": [names[i] for i in readers], "gcuts": cuts, "gw": [weight[i] for i in readers],
+              "must": must, "rest": theta - sum(ub[i] for i in long if i not in readers) - slack,
+              "theta": theta - slack}
+    n_cand, keys, scores = conn.execute(_candidates_sql(where).encode(), params).fetchone()  # type: ignore[misc]
+    _note(trace, path, theta=theta, whole=params["sterms"], lists=params["gterms"], cuts=cuts,
+          candidates=int(n_cand))
+    return [(int(k), float(s)) for k, s in zip(keys, scores)]
+
+
+def _exhaustive(conn: psycopg.Connection, terms: list[str], where: Compiled, need: int,
+                trace: list[dict[str, Any]] | None) -> list[tuple[int, float]]:
     conn.execute("SET LOCAL enable_bitmapscan = on")  # the one pass reads whole lists: bitmap scans suit it
     rows = conn.execute(exhaustive_keyword_sql(where.sql).encode(),
                         {"terms": terms, "k1": BM25_K1, "b": BM25_B, "lim": need, "off": 0, **where.params})
-    return [(int(k), float(s)) for k, s in rows]
+    out = [(int(k), float(s)) for k, s in rows]
+    _note(trace, "exhaustive", candidates=None)
+    return out
+
+
+def _note(trace: list[dict[str, Any]] | None, path: str, **facts: Any) -> None:
+    if trace is not None:
+        trace.append({"path": path, **facts})
 
 
 def exhaustive_keyword_sql(where: str) -> str:

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import InvalidInput
+from ..scope import caller_scope
 from ..settings import Settings
 from ..store.telemetry_base import TelemetryStore
 from ..types import Event
@@ -92,7 +93,7 @@ class Recorder:
             status = "error"
             raise
         finally:
-            self._write(seen, query=query, tenant=tenant or "", surface=surface, request_id=request_id,
+            self._write(seen, query=query, tenant=caller_scope(tenant), surface=surface, request_id=request_id,
                         created=created, status=status, elapsed_ms=(time.perf_counter() - started) * 1000)
 
     def _write(self, events: list[Event], *, query: str, tenant: str, surface: str, request_id: str,

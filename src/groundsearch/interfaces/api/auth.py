@@ -27,7 +27,7 @@ from typing import Literal
 
 from ...errors import ConfigError, Forbidden, InvalidInput, NotFound, Unauthenticated
 from ...settings import Settings
-from ...store.chat_base import ALL_TENANTS_SCOPE
+from ...scope import ALL_TENANTS_SCOPE
 from ...types import SearchFilter, Status
 
 __all__ = ["KeyRecord", "KeyStore", "Principal", "Role", "LOCAL_PRINCIPAL", "keys_path"]
@@ -172,8 +172,8 @@ class KeyStore:
         if role not in ROLES:
             raise InvalidInput(f"role must be one of {list(ROLES)}, got {role!r}", details={"field": "role"})
         if tenant == ALL_TENANTS_SCOPE:
-            raise InvalidInput(f"tenant {ALL_TENANTS_SCOPE!r} is reserved: it keeps the operator's all-tenant "
-                               "conversations", details={"field": "tenant"})
+            raise InvalidInput(f"tenant {ALL_TENANTS_SCOPE!r} is reserved: it keeps the records of callers that "
+                               "read every tenant (groundsearch.scope)", details={"field": "tenant"})
         if all_tenants and (role != "admin" or tenant):
             raise InvalidInput("only an admin key may span all tenants, and then it names no tenant",
                                details={"field": "all_tenants"})

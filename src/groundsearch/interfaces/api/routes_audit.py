@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from ...store.chat_base import conversation_scope
+from ...scope import caller_scope
 from .auth import Principal
 from .deps import requires, state
 
@@ -47,7 +47,7 @@ async def validate_urls(request: Request, body: ValidateUrlsIn,
                         who: Principal = Depends(requires("viewer", "search"))) -> ValidateUrlsOut:
     """Is each link alive? HEAD (GET when refused), 3 s timeout, redirects followed, cached 24 h. Private and
     loopback addresses are refused unless the deployment allows them (`auditor.url_allow_private`)."""
-    health = state(request).engine.url_health(conversation_scope(who.tenant))
+    health = state(request).engine.url_health(caller_scope(who.tenant))
     if not health.enabled:
         return ValidateUrlsOut(checked=False, state=health.state, results=[])
     urls = body.urls

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from ...assistant.turn import fold_chat, forget, history, run_turn
-from ...store.chat_base import conversation_scope
+from ...scope import caller_scope
 from ...types import MAX_QUERY_CHARS
 from .auth import Principal
 from .deps import requires, state
@@ -40,7 +40,7 @@ class ChatBody(BaseModel):
 
 def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
     return run_turn(engine, body.message, conversation_id=body.conversation_id,
-                    tenant=conversation_scope(who.tenant), search_tenant=who.tenant, assistant=body.assistant)
+                    tenant=caller_scope(who.tenant), search_tenant=who.tenant, assistant=body.assistant)
 
 
 _CHAT_RESPONSES = stream_responses(
@@ -69,11 +69,11 @@ async def chat(request: Request, body: ChatBody, stream: bool = False,
 def chat_history(request: Request, conversation_id: str,
                  who: Principal = Depends(requires("viewer"))) -> Any:
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
-    return history(state(request).engine, conversation_id, tenant=conversation_scope(who.tenant))
+    return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant))
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
 def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
     """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
-    forget(state(request).engine, conversation_id, tenant=conversation_scope(who.tenant))
+    forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant))
     return Response(status_code=204)
