@@ -55,3 +55,50 @@ def test_narration_asks_for_its_own_token_cap() -> None:
     synthesize(Intent(), "what does the keyword leg use", [], hits, SPECS, llm=llm, load_prompt=lambda n: "system",
                max_tokens=160)
     assert llm.calls[0]["max_tokens"] == 160
+
+
+def test_a_narration_still_being_written_at_the_deadline_keeps_its_complete_sentences() -> None:
+    hits = (doc(0, "The keyword leg uses BM25 through tantivy."),)
+    llm = ScriptedLLM(["The keyword leg uses BM25 [e1]. It also"])
+    s = synthesize(Intent(), "what does the keyword leg use", [], hits, SPECS, llm=llm, load_prompt=lambda n: "system",
+                   deadline_s=0.0)  # past the deadline after the first piece: the stream is closed there
+    assert llm.calls[0].get("stream") is True
+    # the scripted stream yields word by word; at deadline 0 only "The " arrived, so no sentence was complete
+    assert s.prose.mode == "extractive" and any("cut off" in d for d in s.degraded)
+
+
+def test_a_stream_that_finishes_before_the_deadline_is_the_whole_reply() -> None:
+    hits = (doc(0, "The keyword leg uses BM25 through tantivy."),)
+    llm = ScriptedLLM(["The keyword leg uses BM25 [e1]."])
+    s = synthesize(Intent(), "what does the keyword leg use", [], hits, SPECS, llm=llm, load_prompt=lambda n: "system",
+                   deadline_s=60.0)
+    assert s.prose.mode == "llm" and s.prose.sentences[0].citations == (hits[0].id,) and not s.degraded
+
+
+class _Writing:
+    """A model whose stream hands over a whole sentence, then keeps writing (a CPU model at the deadline)."""
+
+    name = "writing"
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def complete(self, messages, **kw):  # pragma: no cover - narration streams when it can
+        raise AssertionError("narration should stream")
+
+    def stream(self, messages, **kw):
+        try:
+            yield "The keyword leg uses BM25 [e1]. "
+            yield "It also uses"
+            yield " more"
+        finally:
+            self.closed = True
+
+
+def test_the_deadline_keeps_the_sentences_already_written_and_stops_decoding() -> None:
+    hits = (doc(0, "The keyword leg uses BM25 through tantivy."),)
+    llm = _Writing()
+    s = synthesize(Intent(), "what does the keyword leg use", [], hits, SPECS, llm=llm, load_prompt=lambda n: "system",
+                   deadline_s=0.0)
+    assert s.prose.mode == "llm" and [x.text for x in s.prose.sentences] == ["The keyword leg uses BM25."]
+    assert llm.closed and any("reached the LLM timeout" in d for d in s.degraded)

@@ -94,3 +94,16 @@ def test_the_chain_hands_over_before_the_first_piece_only() -> None:
     cut = client(sse(delta(content="half"), done=False) + b"data: {broken\n\n")
     with pytest.raises(LLMError):
         list(FallbackLLM([cut, good]).stream(MSGS, max_tokens=5))  # text was shown: no silent switch of model
+
+
+def test_a_server_that_ignores_stream_and_answers_json_still_gives_the_completion() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"model": "m", "usage": {"prompt_tokens": 7, "completion_tokens": 3},
+                                         "choices": [{"message": {"content": "Whole reply."}, "finish_reason": "stop"}]})
+
+    llm = OpenAICompatLLM("http://llm.test/v1", "m", dialect="openai", transport=httpx.MockTransport(handler))
+    meter = metering.Meter(total_tokens=100)
+    with metering.metered(meter, "narration"):
+        *pieces, last = list(llm.stream(MSGS, max_tokens=20))
+    assert pieces == ["Whole reply."] and last.text == "Whole reply." and last.finish_reason == "stop"
+    assert meter.usage()["prompt_tokens"] == 7 and meter.usage()["completion_tokens"] == 3

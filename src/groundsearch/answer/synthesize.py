@@ -11,11 +11,13 @@ most ~80 words that introduces the tables/charts when those carry the content, n
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..models.base import LLM, ChatMessage
+from ..models import metering
+from ..models.base import LLM, ChatMessage, Completion
 from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
 from .extractive import answer, no_answer
@@ -140,12 +142,37 @@ def _complete_sentences(text: str) -> str:
     return text[: ends[-1]] if ends else ""
 
 
+def _written(llm: LLM, messages: list[ChatMessage], max_tokens: int, deadline_s: float | None) -> Completion:
+    """The model's reply, streamed when it can stream so that a reply still being written at ``deadline_s``
+    keeps what it has (``finish_reason`` ``deadline``) instead of being lost to a timeout."""
+    stream = getattr(llm, "stream", None)
+    if stream is None or deadline_s is None:
+        return llm.complete(messages, max_tokens=max_tokens)
+    started, pieces = time.monotonic(), []
+    replies = stream(messages, max_tokens=max_tokens)
+    try:
+        for piece in replies:
+            if isinstance(piece, Completion):
+                return piece
+            pieces.append(piece)
+            if time.monotonic() - started > deadline_s:
+                break
+    finally:
+        replies.close()  # stops decoding on the server
+    # a stream closed early never reaches its own charge: the tokens decoded so far are charged here (the
+    # prompt estimated at 4 characters a token, as the client does when a server sends no usage)
+    late = Completion(text="".join(pieces), model=getattr(llm, "name", ""), finish_reason="deadline",
+                      prompt_tokens=(sum(len(m.content) for m in messages) + 3) // 4, completion_tokens=len(pieces))
+    metering.charge(late)
+    return late
+
+
 def narrate(llm: LLM, system: str, query: str, hits: Sequence[EvidenceHit], results: Sequence[Any], *,
-            short: bool, max_tokens: int) -> tuple[Prose, tuple[str, ...]]:
+            short: bool, max_tokens: int, deadline_s: float | None = None) -> tuple[Prose, tuple[str, ...]]:
     """One bounded LLM call → (prose, degraded notes); raises when nothing usable came back (the caller
-    falls back). A reply cut off at ``max_tokens`` keeps its complete sentences and says so; the
-    unfinished one is dropped, never shown."""
-    completion = llm.complete(_messages(system, query, hits, results), max_tokens=max_tokens)
+    falls back). A reply cut off at ``max_tokens`` or at ``deadline_s`` keeps its complete sentences and
+    says so; the unfinished one is dropped, never shown."""
+    completion = _written(llm, _messages(system, query, hits, results), max_tokens, deadline_s)
     text, notes = completion.text, ()
     if completion.finish_reason in ("length", "deadline"):
         text = _complete_sentences(text)
@@ -195,6 +222,7 @@ def synthesize(
     load_prompt: Callable[[str], str] | None = None,
     max_tokens: int = 512,
     vectors: SentenceVectors | None = None,
+    deadline_s: float | None = None,
 ) -> Synthesis:
     """Prose for one response: LLM narration when ``llm`` is given, else (or on any failure) extractive."""
     if not hits:
@@ -207,7 +235,7 @@ def synthesize(
     try:
         system = load_prompt("synthesis_tables" if short else "synthesis_default")
         prose, notes = narrate(llm, system, query, hits, results, short=short,
-                               max_tokens=min(max_tokens, 200) if short else max_tokens)
+                               max_tokens=min(max_tokens, 200) if short else max_tokens, deadline_s=deadline_s)
         if short:
             kept = tuple(x for x in prose.sentences if not repeats_a_row(x.text, results))
             if len(kept) < len(prose.sentences):

@@ -188,7 +188,12 @@ class OpenAICompatLLM:
         body = self._body(messages, max_tokens, temperature, tools, tool_choice)
         if json_schema is not None:
             body["response_format"] = response_format(self.dialect, json_schema, json_schema.get("title", "output"))
-        data = self._request("POST", "/chat/completions", json=body).json()
+        completion = self._completion(self._request("POST", "/chat/completions", json=body).json(), tools)
+        metering.charge(completion)
+        return completion
+
+    def _completion(self, data: Any, tools: Sequence[dict[str, Any]] | None) -> Completion:
+        """A non-streamed chat-completion body as a :class:`Completion` (not yet charged)."""
         try:
             choice = data["choices"][0]
             calls, text = calls_from_message(choice["message"], [t["function"]["name"] for t in tools or ()])
@@ -198,7 +203,7 @@ class OpenAICompatLLM:
                 details={"kind": "http"},
             ) from None
         usage = data.get("usage") or {}
-        completion = Completion(
+        return Completion(
             text=text,
             model=data.get("model") or self.model,
             finish_reason=choice.get("finish_reason"),
@@ -206,8 +211,6 @@ class OpenAICompatLLM:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             tool_calls=calls,
         )
-        metering.charge(completion)
-        return completion
 
     def stream(
         self,
@@ -243,6 +246,15 @@ class OpenAICompatLLM:
                     raise LLMError(f"{where} returned HTTP {source.response.status_code}: "
                                    f"{source.response.text[:300]}",
                                    details={"kind": "http", "status": source.response.status_code})
+                if "application/json" in source.response.headers.get("content-type", ""):
+                    # a server that ignores ``stream`` answers with the whole completion at once
+                    source.response.read()
+                    whole = self._completion(source.response.json(), tools)
+                    metering.charge(whole)
+                    if whole.text:
+                        yield whole.text
+                    yield whole
+                    return
                 for sse in source.iter_sse():
                     if sse.data.strip() == "[DONE]":
                         break
