@@ -93,3 +93,28 @@ def test_a_claim_ends_with_its_session(postgres_database: Callable[[], str]) -> 
         second.close()
     finally:
         store.close()
+
+
+def test_two_embedders_never_embed_one_chunks_sentences_twice(postgres_database: Callable[[], str]) -> None:
+    dsn = postgres_database()
+    stores = [PostgresStore.open(dsn, dim=32) for _ in range(2)]
+    try:
+        stores[0].upsert([write(f"d{i}", f"The river number {i} floods every spring after the snow melts.",
+                                f"Farmers plant rice on plain {i} once the water recedes.", embed=False)
+                          for i in range(40)])
+        barrier = threading.Barrier(2)
+        embedders = [RecordingEmbedder(barrier) for _ in stores]
+        threads = [threading.Thread(target=embed_pending, args=(s, e, KINDS), kwargs={"window": WINDOW})
+                   for s, e in zip(stores, embedders)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        sentences = [[t for t in e.texts if "\n" not in t] for e in embedders]  # chunk texts carry a breadcrumb line
+        a, b = (set(s) for s in sentences)
+        assert len(sentences[0]) == len(a) and len(sentences[1]) == len(b)
+        assert not a & b, f"{len(a & b)} sentences embedded by both"
+        assert len(a | b) == 80 and stores[1].pending_sentences(embedders[0].model_id) == []
+    finally:
+        for s in stores:
+            s.close()

@@ -187,9 +187,10 @@ def embed(ctx: click.Context, as_json: bool) -> None:
     failed = [{"chunk_key": k, "message": m} for k, m in report.failed]
     if as_json:
         click.echo(json.dumps({"embedded": report.embedded, "remaining": report.remaining, "failed": failed,
-                               "seconds": round(report.seconds, 3)}))
+                               "sentence_chunks": report.sentence_chunks, "seconds": round(report.seconds, 3)}))
     else:
-        err.print(f"embedded {report.embedded} chunks in {report.seconds:.1f}s; {report.remaining} still pending")
+        err.print(f"embedded {report.embedded} chunks (and the sentences of {report.sentence_chunks}) in "
+                  f"{report.seconds:.1f}s; {report.remaining} still pending")
         for f in failed:
             err.print(f"[red]failed[/] chunk {f['chunk_key']}: {f['message']}", highlight=False)
     if failed:

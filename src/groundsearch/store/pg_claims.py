@@ -20,9 +20,10 @@ import psycopg
 
 from .pg_connect import CONNECT_TIMEOUT_S, unavailable
 
-__all__ = ["CLAIM_SPACE", "VectorClaims"]
+__all__ = ["CLAIM_SPACE", "SENTENCE_SPACE", "VectorClaims"]
 
 CLAIM_SPACE = 0x67730001  # the advisory-lock class of "this chunk is being embedded"; any constant no one else uses
+SENTENCE_SPACE = 0x67730002  # "this chunk's sentences are being embedded" (store/sentence_rows.py)
 
 _OBJ = "(k %% 2147483648)::int4"  # the key folded into the lock's int4 slot (chunk keys stay far below 2^31)
 
@@ -53,10 +54,30 @@ class VectorClaims:
         self.release([k for k in held if k not in pending])
         return sorted(pending)
 
-    def release(self, keys: Sequence[int]) -> None:
+    def release(self, keys: Sequence[int], space: int = CLAIM_SPACE) -> None:
         if keys:
-            self._conn.execute(f"SELECT pg_advisory_unlock({CLAIM_SPACE}, {_OBJ}) FROM unnest(%(k)s::bigint[]) AS k",
+            self._conn.execute(f"SELECT pg_advisory_unlock({int(space)}, {_OBJ}) FROM unnest(%(k)s::bigint[]) AS k",
                                {"k": list(map(int, keys))})
+
+    def acquire_sentences(self, keys: Sequence[int], model: str) -> list[int]:
+        """As :meth:`acquire`, for a chunk's sentence vectors from ``model``; release with
+        :meth:`release_sentences`."""
+        if not keys:
+            return []
+        rows = self._conn.execute(
+            f"SELECT k FROM unnest(%(k)s::bigint[]) AS k WHERE pg_try_advisory_lock({SENTENCE_SPACE}, {_OBJ})",
+            {"k": list(map(int, keys))}).fetchall()
+        held = [int(r[0]) for r in rows]
+        if not held:
+            return []
+        pending = {int(r[0]) for r in self._conn.execute(
+            "SELECT c.pk FROM chunks c WHERE c.pk = ANY(%(k)s) AND NOT EXISTS (SELECT 1 FROM chunk_sentences s "
+            "WHERE s.chunk_pk = c.pk AND s.model = %(m)s)", {"k": held, "m": model}).fetchall()}
+        self.release_sentences([k for k in held if k not in pending])
+        return sorted(pending)
+
+    def release_sentences(self, keys: Sequence[int]) -> None:
+        self.release(keys, SENTENCE_SPACE)
 
     def close(self) -> None:
         self._conn.close()  # ends the session: whatever it still holds is released with it
