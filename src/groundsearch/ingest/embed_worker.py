@@ -80,7 +80,7 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     pending = store.count_pending_vectors()
     # A store other processes embed into too (Postgres behind several workers) hands out claims, so each
     # chunk is embedded by one of them; the chunks another embedder holds are its work, not a failure here.
-    claims = store.vector_claims() if hasattr(store, "vector_claims") else None
+    claims: Any = None  # opened at the first pending window: the background thread polls every second
     try:
         while not stop():
             keys = store.pending_vectors(after, window)
@@ -88,6 +88,8 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
                 break
             after = keys[-1]
             keys = [k for k in keys if k not in skip]
+            if claims is None and hasattr(store, "vector_claims"):
+                claims = store.vector_claims()
             if claims is not None:
                 keys = claims.acquire(keys)
             try:
