@@ -118,3 +118,27 @@ def test_two_embedders_never_embed_one_chunks_sentences_twice(postgres_database:
     finally:
         for s in stores:
             s.close()
+
+
+def test_sentences_of_chunks_that_already_have_vectors_are_claimed_too(postgres_database: Callable[[], str]) -> None:
+    """No chunk vector pending, only sentences: the claims must still be taken (they are opened lazily)."""
+    dsn = postgres_database()
+    stores = [PostgresStore.open(dsn, dim=32) for _ in range(2)]
+    try:
+        stores[0].upsert([write(f"d{i}", f"The river number {i} floods every spring after the snow melts.",
+                                f"Farmers plant rice on plain {i} once the water recedes.") for i in range(40)])
+        assert stores[0].count_pending_vectors() == 0
+        barrier = threading.Barrier(2)
+        embedders = [RecordingEmbedder(barrier) for _ in stores]
+        threads = [threading.Thread(target=embed_pending, args=(s, e, KINDS), kwargs={"window": WINDOW})
+                   for s, e in zip(stores, embedders)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        a, b = (set(e.texts) for e in embedders)
+        assert not a & b, f"{len(a & b)} sentences embedded by both"
+        assert len(a | b) == 80 and stores[1].pending_sentences(embedders[0].model_id) == []
+    finally:
+        for s in stores:
+            s.close()

@@ -80,7 +80,7 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     pending = store.count_pending_vectors()
     # A store other processes embed into too (Postgres behind several workers) hands out claims, so each
     # chunk is embedded by one of them; the chunks another embedder holds are its work, not a failure here.
-    claims = store.vector_claims() if hasattr(store, "vector_claims") else None
+    claims = _LazyClaims(store) if hasattr(store, "vector_claims") else None
     try:
         while not stop():
             keys = store.pending_vectors(after, window)
@@ -158,6 +158,24 @@ def _embed_sentence_window(store: Store, embedder: Embedder, model: str, keys: l
                 log.warning("the sentences of chunk %d cannot be embedded: %s", k, exc.message)
                 rows.append((k, [], none))
     return store.set_sentences(model, rows)
+
+
+class _LazyClaims:
+    """The store's claims, connected only on first use: the background thread polls every second, and most
+    polls find nothing pending."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._claims: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._claims is None:
+            self._claims = self._store.vector_claims()  # type: ignore[attr-defined]
+        return getattr(self._claims, name)
+
+    def close(self) -> None:
+        if self._claims is not None:
+            self._claims.close()
 
 
 def _embed_window(store: Store, embedder: Embedder, kinds: Mapping[str, str], keys: list[int],
