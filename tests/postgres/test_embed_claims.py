@@ -95,48 +95,34 @@ def test_a_claim_ends_with_its_session(postgres_database: Callable[[], str]) -> 
         store.close()
 
 
-def test_two_embedders_never_embed_one_chunks_sentences_twice(postgres_database: Callable[[], str]) -> None:
+def _embed_concurrently(stores: list[PostgresStore]) -> list[RecordingEmbedder]:
+    barrier = threading.Barrier(2)
+    embedders = [RecordingEmbedder(barrier) for _ in stores]
+    threads = [threading.Thread(target=embed_pending, args=(s, e, KINDS), kwargs={"window": WINDOW})
+               for s, e in zip(stores, embedders)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return embedders
+
+
+@pytest.mark.parametrize("chunk_vectors", [False, True], ids=["chunks-pending-too", "only-sentences-pending"])
+def test_two_embedders_never_embed_one_chunks_sentences_twice(postgres_database: Callable[[], str],
+                                                              chunk_vectors: bool) -> None:
+    """With ``chunk_vectors`` no chunk vector is pending, only sentences: the claims must still be taken (they
+    connect lazily; a version that connected at the first pending chunk embedded all 80 sentences twice)."""
     dsn = postgres_database()
     stores = [PostgresStore.open(dsn, dim=32) for _ in range(2)]
     try:
         stores[0].upsert([write(f"d{i}", f"The river number {i} floods every spring after the snow melts.",
-                                f"Farmers plant rice on plain {i} once the water recedes.", embed=False)
+                                f"Farmers plant rice on plain {i} once the water recedes.", embed=chunk_vectors)
                           for i in range(40)])
-        barrier = threading.Barrier(2)
-        embedders = [RecordingEmbedder(barrier) for _ in stores]
-        threads = [threading.Thread(target=embed_pending, args=(s, e, KINDS), kwargs={"window": WINDOW})
-                   for s, e in zip(stores, embedders)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
+        assert stores[0].count_pending_vectors() == (0 if chunk_vectors else 80)
+        embedders = _embed_concurrently(stores)
         sentences = [[t for t in e.texts if "\n" not in t] for e in embedders]  # chunk texts carry a breadcrumb line
         a, b = (set(s) for s in sentences)
         assert len(sentences[0]) == len(a) and len(sentences[1]) == len(b)
-        assert not a & b, f"{len(a & b)} sentences embedded by both"
-        assert len(a | b) == 80 and stores[1].pending_sentences(embedders[0].model_id) == []
-    finally:
-        for s in stores:
-            s.close()
-
-
-def test_sentences_of_chunks_that_already_have_vectors_are_claimed_too(postgres_database: Callable[[], str]) -> None:
-    """No chunk vector pending, only sentences: the claims must still be taken (they are opened lazily)."""
-    dsn = postgres_database()
-    stores = [PostgresStore.open(dsn, dim=32) for _ in range(2)]
-    try:
-        stores[0].upsert([write(f"d{i}", f"The river number {i} floods every spring after the snow melts.",
-                                f"Farmers plant rice on plain {i} once the water recedes.") for i in range(40)])
-        assert stores[0].count_pending_vectors() == 0
-        barrier = threading.Barrier(2)
-        embedders = [RecordingEmbedder(barrier) for _ in stores]
-        threads = [threading.Thread(target=embed_pending, args=(s, e, KINDS), kwargs={"window": WINDOW})
-                   for s, e in zip(stores, embedders)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        a, b = (set(e.texts) for e in embedders)
         assert not a & b, f"{len(a & b)} sentences embedded by both"
         assert len(a | b) == 80 and stores[1].pending_sentences(embedders[0].model_id) == []
     finally:
