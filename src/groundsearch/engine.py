@@ -176,6 +176,10 @@ class Engine:
         )
         if embed and defer and self._embedding is not None:
             self._embedding.wake()
+        elif embed and not defer and self.embedder is not None:
+            from .ingest.embed_worker import embed_sentences
+
+            embed_sentences(self.store, self.embedder)  # the answers' sentence vectors, after the chunks'
         return report
 
     def embed_pending(self, *, progress: Callable[[Any], None] | None = None,

@@ -66,10 +66,15 @@ class WeightedProfile(_Frozen):
 
 class RetrievalSettings(_Frozen):
     rrf_k: int = Field(default=60, ge=1)
-    # keyword + vector fuse by z-scored leg scores unless "rrf"; with the graph leg, RRF at graph_rrf_k (its
-    # PageRank mass is heavy-tailed, so ranks fuse it better). Chosen by measurement, bench-retrieval.md.
+    # keyword + vector fuse by z-scored leg scores unless "rrf". With the graph leg: for an entity-seeking
+    # question, that fused ranking and the graph's meet in an RRF at graph_question_k, the graph's ranks
+    # weighted graph_weight; for any other graph-routed request (comparisons, graph formats, bridge phrases),
+    # RRF over the three legs at graph_rrf_k (PageRank mass is heavy-tailed, so ranks fuse it better).
+    # Chosen by measurement, BENCHMARKS.md issue 12.
     fusion: Literal["zscore", "rrf"] = "zscore"
     graph_rrf_k: int = Field(default=10, ge=1)
+    graph_question_k: int = Field(default=8, ge=1)
+    graph_weight: float = Field(default=1.2, gt=0, le=10)
     k_per_leg: int = Field(default=100, ge=1, le=1000)
     weighted: WeightedProfile = WeightedProfile()
     duplicate_threshold: float = Field(default=0.95, ge=0, le=1)

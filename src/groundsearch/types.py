@@ -250,6 +250,7 @@ class RetrievalPlan:
     reformulation: str | None = None  # the gate's one retry when the first candidates fail it
     relax_horizon: bool = False  # a guessed horizon that leaves a planned collection empty is dropped for it
     graph_passage_seeds: int = 0  # the graph walk also restarts from the entities of the top-N vector hits
+    graph_weight: float = 1.0  # z-score fusion with the graph leg: the weight of the graph's ranks in the final RRF
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,3 +231,37 @@ def test_one_cache_per_retriever_and_a_new_one_for_a_new_embedder() -> None:
     owner.embedder = HashEmbedder(dim=32)
     assert sentence_vectors_for(owner) is not before
     assert sentence_vectors_for(Owner()) is not sentence_vectors_for(owner)
+
+
+def test_rival_values_on_the_page_lower_the_confidence_in_the_best_one() -> None:
+    # a negatives-only page offers a different name in every snippet; an answering page agrees on one
+    from types import SimpleNamespace
+
+    from groundsearch.answer.answerable import confident, vote_margin
+
+    def held(text: str, span: str, score: float = 1.0) -> SimpleNamespace:
+        return SimpleNamespace(hit=None, text=text, spans=(span,), score=score, sim=0.6, cover=0.6)
+
+    q = "Who directed the film Nomadland?"
+    agreeing = [held("Chloe Zhao directed the film Nomadland.", "Chloe Zhao"),
+                held("Nomadland was directed by Chloe Zhao.", "Chloe Zhao")]
+    scattered = [held("Chloe Zhao directed the film Nomadland.", "Chloe Zhao"),
+                 held("Frances McDormand directed praise at the film Nomadland.", "Frances McDormand"),
+                 held("Joshua James Richards directed the photography of Nomadland.", "Joshua James Richards", 0.9)]
+    assert vote_margin(agreeing, q) == 1.0
+    assert vote_margin(scattered, q) < 0.2
+    # the same relation words and page share: only the margin differs
+    assert confident(q, agreeing[:1], 0.4, vote_margin(agreeing, q))
+    assert not confident(q, scattered[:1], 0.4, vote_margin(scattered, q))
+
+
+def test_an_unreadable_sentence_store_costs_time_not_the_answer() -> None:
+    from groundsearch.errors import StoreUnavailable
+
+    class Down:
+        def sentence_vectors(self, model, chunk_ids):  # type: ignore[no-untyped-def]
+            raise StoreUnavailable("connection refused")
+
+    vectors = SentenceVectors(HashEmbedder(), store=Down())
+    got = vectors.sentences([("news:s0#0", "Facebook acquired Instagram for $1 billion.")])
+    assert got.shape == (1, HashEmbedder().dim) and vectors.misses == 1

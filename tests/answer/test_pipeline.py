@@ -164,6 +164,7 @@ def test_store_failure_degrades_instead_of_failing(engine: Engine) -> None:
     class DownRetriever:
         embedder = HashEmbedder()
         llm = None
+        judge = None  # no multilingual gate judge configured
 
         def stored_gate_threshold(self) -> float | None:
             return None

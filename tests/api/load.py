@@ -26,8 +26,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -87,16 +87,21 @@ def run_direct(search: Callable[[str], object], seconds: float) -> PhaseReport:
     return summarise("engine", 1, time.perf_counter() - start, samples)
 
 
-def run_http(url: str, *, clients: int, seconds: float, name: str) -> PhaseReport:
-    """``clients`` concurrent keep-alive clients posting searches for ``seconds``; every answer is recorded."""
+def run_http(url: str | Sequence[str], *, clients: int, seconds: float, name: str) -> PhaseReport:
+    """``clients`` concurrent keep-alive clients posting searches for ``seconds``; every answer is recorded.
+    Several URLs (API workers): client ``i`` talks to worker ``i mod len(urls)``."""
+    urls = [url] if isinstance(url, str) else list(url)
 
     async def main() -> tuple[float, list[tuple[int, float]]]:
         samples: list[tuple[int, float]] = []
         limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-        async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        async with AsyncExitStack() as stack:
+            pool = [await stack.enter_async_context(httpx.AsyncClient(base_url=u, timeout=60, limits=limits))
+                    for u in urls]
             start = time.perf_counter()
 
             async def worker(offset: int) -> None:
+                client = pool[offset % len(pool)]
                 queries = itertools.islice(itertools.cycle(QUERIES), offset, None)
                 while time.perf_counter() - start < seconds:
                     t = time.perf_counter()
@@ -172,6 +177,14 @@ def run_all(data_dir: Path, *, clients: int = 16, seconds: float = 30.0, baselin
     return reports
 
 
+def print_table(reports: Sequence[PhaseReport]) -> None:
+    print(f"{'phase':<9} {'clients':>7} {'secs':>6} {'requests':>8} {'ok/s':>7} {'p50 ms':>7} {'p95 ms':>7} "
+          f"{'p99 ms':>7}  status")
+    for r in reports:
+        print(f"{r.name:<9} {r.clients:>7} {r.seconds:>6} {r.requests:>8} {r.throughput_rps:>7} {r.p50_ms:>7} "
+              f"{r.p95_ms:>7} {r.p99_ms:>7}  {r.status}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=16)
@@ -184,11 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps([asdict(r) for r in reports], indent=2))
         return
-    print(f"{'phase':<9} {'clients':>7} {'secs':>6} {'requests':>8} {'ok/s':>7} {'p50 ms':>7} {'p95 ms':>7} "
-          f"{'p99 ms':>7}  status")
-    for r in reports:
-        print(f"{r.name:<9} {r.clients:>7} {r.seconds:>6} {r.requests:>8} {r.throughput_rps:>7} {r.p50_ms:>7} "
-              f"{r.p95_ms:>7} {r.p99_ms:>7}  {r.status}")
+    print_table(reports)
     engine, http1 = reports[0], reports[1]
     print(f"API overhead at one client: p50 {http1.p50_ms / engine.p50_ms:.2f}x the direct engine call")
     bad = {s: n for r in reports for s, n in r.status.items() if s != "200" and not (s == "429" and r.name == "limited")}

@@ -100,6 +100,7 @@ def test_search_diagnostics_count_chunks_without_vectors(kb: Path) -> None:
     assert search_json(kb, "tantivy block-max", "--profile", "vector")["results"] == []  # nothing to find yet
     done = json.loads(gs(kb, "embed", "--json").stdout)
     assert (done["embedded"], done["remaining"], done["failed"]) == (chunks, 0, [])
+    assert done["sentence_chunks"] == chunks  # and every chunk's quotable sentences, for answers
     body = search_json(kb, "tantivy block-max", "--profile", "vector")
     assert body["results"] and body["diagnostics"]["vectors_pending"] == 0
 

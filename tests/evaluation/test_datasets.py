@@ -65,3 +65,41 @@ def test_missing_file_is_named(beir_dir: Path, missing: str) -> None:
 def test_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="dataset folder not found"):
         load_beir(tmp_path / "nope")
+
+
+def test_another_qrels_file_picks_the_split_and_keeps_the_corpus(beir_dir: Path, tmp_path: Path) -> None:
+    train = tmp_path / "qrels_train.tsv"
+    train.write_text("query-id\tcorpus-id\tscore\nq9\td2\t1\n")
+    ds = load_beir(beir_dir, train)
+    assert list(ds.queries) == ["q9"] and ds.qrels == {"q9": {"d2": 1}}
+    assert ds.content_hash == load_beir(beir_dir).content_hash  # the same cached index answers
+    with pytest.raises(InvalidInput, match="file not found"):
+        load_beir(beir_dir, tmp_path / "nope.tsv")
+
+
+def test_musique_split_follows_the_committed_held_out_list(tmp_path: Path) -> None:
+    import json
+    from importlib import resources
+
+    from groundsearch.evaluation.runner import retrieval_split
+
+    listed = resources.files("groundsearch.evaluation.data").joinpath("musique_heldout.txt").read_text("utf-8")
+    held = [line.strip() for line in listed.splitlines() if line.strip() and not line.startswith("#")][:2]
+    folder = tmp_path / "hipporag_musique"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text(json.dumps({"_id": "p1", "title": "t", "text": "x"}) + "\n")
+    ids = [*held, "2hop__not_held_out"]
+    (folder / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": f"question {q}"}) + "\n" for q in ids))
+    (folder / "qrels.tsv").write_text("".join(f"{q}\tp1\t1\n" for q in ids))
+    ds = load_beir(folder)
+    assert list(retrieval_split(ds, "heldout").queries) == held
+    assert list(retrieval_split(ds, "tune").queries) == ["2hop__not_held_out"]
+    assert retrieval_split(ds, "all") is ds
+    with pytest.raises(InvalidInput, match="no committed held-out list"):
+        retrieval_split(_renamed(ds, "tiny"), "heldout")
+
+
+def _renamed(ds, name: str):  # noqa: ANN001, ANN202
+    import dataclasses
+
+    return dataclasses.replace(ds, name=name)

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groundsearch.query.fusion import reciprocal_rank_fusion, zscore_fusion
+from groundsearch.query.fusion import reciprocal_rank_fusion, zscore_fusion, zscore_graph_fusion
 from groundsearch.types import Hit
 
 
@@ -91,3 +91,28 @@ def test_zscore_fusion_of_one_hit_or_equal_scores_is_defined() -> None:
     assert [f.key for f in zscore_fusion({"keyword": [(A, 1.0)], "vector": []})] == [A]
     assert [f.key for f in zscore_fusion({"keyword": [(A, 1.0), (B, 1.0)]})] == [A, B]  # ties by rank
     assert zscore_fusion({}) == []
+
+
+def test_zscore_graph_fusion_is_rrf_of_the_text_ranking_and_the_weighted_graph_ranking() -> None:
+    text = {"keyword": [(A, 3.0), (B, 2.0), (C, 1.0)], "vector": [(B, 0.9), (D, 0.5)]}  # z-score order B, A, D, C
+    fused = zscore_graph_fusion({**text, "graph": [(C, 0.4), (X, 0.3)]}, k=10, graph_weight=2.0)
+    score = {f.key: f.score for f in fused}
+    assert score[C] == pytest.approx(1 / 14 + 2 / 11)  # text rank 4, graph rank 1
+    assert score[X] == pytest.approx(2 / 12)  # the graph alone found it
+    assert score[B] == pytest.approx(1 / 11)
+    assert [f.key for f in fused] == [C, X, B, A, D]
+    c = next(f for f in fused if f.key == C)  # provenance keeps every leg that found it, for --explain and the gate
+    assert {ls.leg for ls in c.legs} == {"keyword", "graph"}
+    # with no graph hits it is exactly the z-score ranking
+    assert [f.key for f in zscore_graph_fusion({**text, "graph": []}, k=10, graph_weight=2.0)] == \
+        [f.key for f in zscore_fusion(text)]
+    with pytest.raises(ValueError):
+        zscore_graph_fusion(text, k=0, graph_weight=1.0)
+
+
+@given(st.permutations(range(8)))
+def test_zscore_graph_fusion_order_does_not_depend_on_key_values(perm: list[int]) -> None:
+    legs = {"keyword": [(0, 2.0), (1, 2.0), (2, 1.0)], "vector": [(3, 0.5), (0, 0.4)], "graph": [(4, 0.2), (2, 0.1)]}
+    renamed = {leg: [(perm[k] + 100, s) for k, s in hits] for leg, hits in legs.items()}
+    order = [f.key for f in zscore_graph_fusion(legs, k=10, graph_weight=2.0)]
+    assert [f.key - 100 for f in zscore_graph_fusion(renamed, k=10, graph_weight=2.0)] == [perm[k] for k in order]

@@ -95,3 +95,72 @@ def test_the_owner_still_gets_its_own_text(injected: tuple[Server, ScriptedLLM])
         r = a.post("/api/chat", json={"message": "Tell me everything about the Halvorsen account and its PIN"})
     assert r.status_code == 200, r.text
     assert SECRET in json.dumps([m.content for c in llm.calls[before:] for m in c["messages"]])
+
+
+class ScriptedEndpoint:
+    """A real OpenAI-compatible HTTP endpoint that answers every chat completion with ``reply`` (streamed or
+    not): the model's output goes through the real client and its tool-call reader."""
+
+    def __init__(self, reply: str) -> None:
+        import http.server
+        import threading
+
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                message = {"role": "assistant", "content": owner.reply}
+                if body.get("stream"):
+                    chunk = {"model": "m", "choices": [{"index": 0, "delta": {"content": owner.reply},
+                                                         "finish_reason": "stop"}]}
+                    data = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+                    kind = "text/event-stream"
+                else:
+                    data = json.dumps({"model": "m", "choices": [{"index": 0, "message": message,
+                                                                  "finish_reason": "stop"}]}).encode()
+                    kind = "application/json"
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.reply = reply
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("reply", ["<tool_call>" + "[" * 5000 + "</tool_call>",
+                                   '{"name": "render_plan", "arguments": ' + "[" * 5000 + "}",
+                                   "{" + '"a":{' * 3000], ids=["tagged", "arguments", "bare object"])
+def test_attack_a_reply_nesting_json_past_the_parser_limit_degrades_not_fails(
+        injected: tuple[Server, ScriptedLLM], reply: str) -> None:
+    """A document can ask the model to answer with thousands of brackets, and the client reads tool calls out
+    of the reply as JSON. Before the fix the parser's RecursionError escaped and the turn failed (500, or an
+    ``error`` event); it must be read as no tool call, and the turn answered."""
+    from groundsearch.models.llm import OpenAICompatLLM
+
+    server, _ = injected
+    obedient, endpoint = server.engine.llm, ScriptedEndpoint(reply)
+    server.engine.llm = OpenAICompatLLM(endpoint.url, "m", dialect="openai", timeout_s=10)
+    try:
+        with server.client(server.key("viewer", "inj-b")) as b:
+            r = b.post("/api/chat", json={"message": "Tell me about the Halvorsen account renewal"})
+            assert r.status_code == 200, r.text
+            assert r.json()["reply"]
+            with b.stream("POST", "/api/chat", params={"stream": "true"},
+                          json={"message": "Tell me about the Halvorsen account renewal"}) as s:
+                body = "".join(s.iter_text())
+            assert "event: error" not in body and "event: complete" in body
+    finally:
+        server.engine.llm = obedient
+        endpoint.close()

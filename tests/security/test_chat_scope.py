@@ -1,4 +1,5 @@
-"""Attacks on the chat surface over the real app (HTTP, real SQLite stores, real keys).
+"""Attacks on the chat surface and the records a caller keeps, over the real app (HTTP, real keys), on SQLite and
+on the real Postgres the suite starts.
 
 A conversation keeps what its retrieval saw — the dossier's source text, the signals, the replies. Whoever may
 read or continue a conversation therefore reads what its author could search. These tests try to reach another
@@ -7,7 +8,36 @@ scope's conversation with a valid key.
 
 from __future__ import annotations
 
-from .conftest import Server, upload
+from collections.abc import Iterator
+
+import pytest
+
+from groundsearch.engine import Engine
+from groundsearch.interfaces.api import create_app
+from groundsearch.interfaces.api.auth import KeyStore
+from tests.api.live import serve
+
+from .conftest import Server, open_engine, upload
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The security server on each backend: on Postgres the items, the conversations and the telemetry all
+    live in the real Postgres the suite starts."""
+    tmp = tmp_path_factory.mktemp(f"scope-{request.param}")
+    engine = open_engine(tmp)
+    if request.param == "postgres":
+        from groundsearch.store.pg_telemetry import PgTelemetry
+        from groundsearch.store.postgres import PostgresStore
+
+        dsn = request.getfixturevalue("postgres_database")()
+        settings = engine.settings.model_copy(update={"database_url": dsn})
+        embedder = engine.embedder
+        engine.close()
+        engine = Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder, telemetry=PgTelemetry.open(dsn))
+    keys = KeyStore(tmp / "keys.json")
+    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
+        yield Server(url, engine, keys, tmp)
 
 
 def _chat(client, message: str, **body):  # type: ignore[no-untyped-def]
@@ -60,8 +90,6 @@ def test_attack_the_operators_searches_are_not_the_default_tenants_popular_topic
     Before the fix they were recorded under ``''`` (``tenant or ""``), so what the operator looked for — here
     'quillback', a name in the default tenant's corpus too — led the default tenant's popular topics."""
     if server.engine.recorder is None:
-        import pytest
-
         pytest.skip("telemetry is off in this configuration")
     editor = server.client(server.key("editor", ""))
     assert upload(editor, "fish.md", "# Fish of the reef\n\nDivers meet Quillback and Lingcod on the reef. "
@@ -81,8 +109,6 @@ def test_attack_the_default_tenant_cannot_mark_the_operators_results(server: Ser
     item; a default-tenant viewer holding that request id must get 404 — before the fix the operator's requests
     were recorded under ``''`` and the mark was accepted, steering the operator's ranking of tenant A's items."""
     if server.engine.recorder is None:
-        import pytest
-
         pytest.skip("telemetry is off in this configuration")
     editor_a = server.client(server.key("editor", "mark-a"))
     assert upload(editor_a, "tern.md", "# Arctic tern survey\n\nThe arctic tern survey counted nests.\n").status_code == 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from collections import Counter
@@ -79,6 +80,41 @@ def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path,
         assert builds == []  # the saved graph is restored; loading rows from SQLite builds none
         assert store._vectors.uses_hnsw
         assert chunk_ids(store, store.vector_search(queries[2], SearchFilter(), 30).hits) == whole
+    finally:
+        store.close()
+
+
+def test_filtered_graph_edges_never_count_an_excluded_item_even_when_the_aggregate_answers(tmp_path: Path) -> None:
+    """Attack: the aggregate shortcut (used when the filter admits every item of the seeds' mentions) must
+    not answer when one such item is a draft, another tenant's, another collection's or undated under a date
+    bound. Each filter's edges are checked against a brute-force count over the items it admits."""
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM)
+    day = dt.date(2024, 1, 1)
+    rows = [  # id, collection, status, tenant, date, entities of its one chunk
+        ("pub", "docs", "published", "", day, ("x", "y")),
+        ("undated", "docs", "published", "", None, ("x", "z")),
+        ("draft", "docs", "draft", "", day, ("x", "w")),
+        ("other", "other", "published", "", day, ("x", "v")),
+        ("tenant-b", "docs", "published", "b", day, ("x", "u")),
+        ("lone", "docs", "published", "", day, ("q", "r")),
+    ]
+    try:
+        store.upsert([ItemWrite(Item(id=i, collection=c, title=i, text="t", date=d, status=st, tenant=t),
+                                (Chunk(f"{i}#0", i, 0, "text", entities=e),), None) for i, c, st, t, d, e in rows])
+        filters = [SearchFilter(), SearchFilter(collections=("docs",)), SearchFilter(date_from=day),
+                   SearchFilter(tenant="b"), SearchFilter(tenant=""), ANY,
+                   dataclasses.replace(ANY, date_from=day)]  # only the undated item is out: NULL, not false
+        for f in filters:
+            ids = {v.item.id for v in store.hydrate([h[0] for h in store.keyword_search("text", f, 50, 0).hits]).values()}
+            want = Counter(frozenset(p) for i, *_, e in rows if i in ids for p in combinations(sorted(set(e)), 2)
+                           if "x" in p)
+            got = {frozenset((e.source, e.target)): e.weight for e in store.entity_edges(["x"], f, 100)}
+            assert got == dict(want), (f, ids)
+        # spelled out: under a date bound the undated item's edge is not there, nor the draft's
+        dated = {frozenset((e.source, e.target)) for e in store.entity_edges(["x"], SearchFilter(date_from=day), 100)}
+        assert dated == {frozenset(("x", n)) for n in "yvu"}
+        any_status = store.entity_edges(["x"], dataclasses.replace(ANY, date_from=day), 100)
+        assert {frozenset((e.source, e.target)) for e in any_status} == {frozenset(("x", n)) for n in "yvuw"}
     finally:
         store.close()
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from groundsearch.engine import Engine
@@ -220,3 +221,14 @@ def test_timeline_and_graph_views(desktop: Page, demo_url: str, demo_engine: Eng
     assert sorted(labels) == sorted(n.label for n in graph.nodes)
     expect(page.locator(".kind-graph details summary")).to_have_text(f"{len(graph.edges)} connections")
     desktop.shot("graph.png")
+
+
+@pytest.mark.parametrize("href", ["javascript:alert(document.cookie)", " JavaScript:alert(1)", "data:text/html,<script>1</script>",
+                                  "vbscript:msgbox(1)", "java\tscript:alert(1)"])
+def test_links_from_stored_data_are_http_only(desktop: Page, demo_url: str, href: str) -> None:
+    # items stored before the ingest-side scheme check still carry such addresses: the page itself refuses them
+    page = desktop.page
+    page.goto(demo_url)
+    made = page.evaluate("([h]) => { const a = el('a', {href: h, text: 't'}); return [a.hasAttribute('href'), "
+                         "el('a', {href: 'https://example.org/x'}).getAttribute('href')]; }", [href])
+    assert made == [False, "https://example.org/x"]

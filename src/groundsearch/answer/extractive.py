@@ -29,9 +29,9 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from .answer_type import AnswerType, answer_spans, choices, expected_type
-from .answerable import best_span, confident, nested, only_a_year
+from .answerable import best_span, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
-from .sentences import is_prose, split_sentences
+from .sentences import embed_text, quotable
 
 __all__ = ["ANSWER_PREFIX", "CONFLICT_PREFIX", "NO_ANSWER", "Candidate", "answer", "candidates"]
 
@@ -42,7 +42,6 @@ CONFLICT_PREFIX = "The sources disagree"
 FULL_SENTENCES = 4  # supporting sentences after the answer line (6 measured: MuSiQue tune +0.02, citation precision 0.34 → 0.26)
 PER_HIT = 2
 EMBEDDED = 12  # candidates embedded per request (the rest are ranked on terms alone): bounds a cold request
-EMBED_WORDS = 32  # a sentence's first words carry its topic; MiniLM's cost grows with every token
 MMR_LAMBDA = 0.9  # tuned on the MuSiQue tuning half: 0.75 → 0.36, 0.9 → 0.44 gold-in-prose
 LISTED_MATCHES = 3
 # Weights of the signals; tuned on the tuning halves of MuSiQue-100 and RGB only (see bench-answers.md).
@@ -77,23 +76,16 @@ class Candidate:
     vector: np.ndarray | None = field(default=None, repr=False)
 
 
-def _is_record(hit: EvidenceHit) -> bool:
-    return bool(hit.item.fields) and not hit.chunk.heading_path
-
-
 def candidates(hits: Sequence[EvidenceHit]) -> list[Candidate]:
     """Every prose sentence of every hit, once (the same sentence in two hits is kept at its best rank)."""
     out: list[Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(hits):
-        titles = (hit.item.title, *hit.chunk.heading_path)
         pos = 0
-        for s in split_sentences(hit.chunk.text):
-            if not is_prose(s, not_equal_to=titles) or s.casefold() in seen:
+        for s in quotable(hit.item, hit.chunk):
+            if s.casefold() in seen:
                 continue
             seen.add(s.casefold())
-            if _is_record(hit) and hit.item.title and hit.item.title not in s and not hit.item.id.endswith(hit.item.title):
-                s = f"{hit.item.title}: {s}"  # a record's summary says nothing without whose it is
             out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=frozenset(analyze(s))))
             pos += 1
     return out
@@ -141,7 +133,7 @@ def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, a
     pool.sort(key=cheap, reverse=True)
     if vectors is not None and pool:
         head = pool[:EMBEDDED]
-        matrix = vectors.sentences([(c.hit.id, " ".join(c.text.split()[:EMBED_WORDS])) for c in head])
+        matrix = vectors.sentences([(c.hit.id, embed_text(c.text)) for c in head])
         q = vectors.query(query)
         for c, vec, sim in zip(head, matrix, matrix @ q, strict=True):
             c.vector, c.sim = vec, float(sim)
@@ -309,10 +301,11 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
                                     citations=(a.hit.id, b.hit.id)))
             first = [a, b]
         else:
-            span, holders, _, share = best_span(bearing[:BEARING_VOTERS], query, hits)
+            voters = bearing[:BEARING_VOTERS]
+            span, holders, _, share = best_span(voters, query, hits)
             if only_a_year(span, query):
                 return _unanswered(pool, hits, query, f" (they give the year, {span}, not the date)")
-            if not confident(query, holders, share):
+            if not confident(query, holders, share, vote_margin(voters, query)):
                 return _unanswered(pool, hits, query)
             opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
                                     citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))

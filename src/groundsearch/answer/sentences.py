@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["MAX_WORDS", "MIN_WORDS", "blocks", "is_prose", "split_sentences"]
+from ..types import Chunk, Item
+
+__all__ = ["EMBED_WORDS", "MAX_WORDS", "MIN_WORDS", "blocks", "embed_text", "is_prose", "quotable", "split_sentences"]
 
 MIN_WORDS = 5
 MAX_WORDS = 100
+EMBED_WORDS = 32  # a sentence's first words carry its topic; MiniLM's cost grows with every token
 
 # A sentence ends at . ! ? (or a snippet's "..."/"…") followed by a capital, digit, quote or bracket; a
 # line break or a middle dot (search-snippet separator) always ends one.
@@ -128,3 +131,24 @@ def is_prose(sentence: str, *, not_equal_to: Iterable[str] = ()) -> bool:
         return False
     body = s.rstrip(".!?… ").casefold()
     return not any(body == t.rstrip(".!?… ").casefold() for t in not_equal_to if t)
+
+
+def quotable(item: Item, chunk: Chunk) -> list[str]:
+    """The sentences of ``chunk`` an extractive answer may quote, in order: prose only, and a record's
+    summary prefixed by its title (on its own it says nothing of whose it is). The same list at ingest
+    (the stored sentence vectors) and at answer time, so a stored vector is found by its text."""
+    titles = (item.title, *chunk.heading_path)
+    record = bool(item.fields) and not chunk.heading_path
+    out = []
+    for s in split_sentences(chunk.text):
+        if not is_prose(s, not_equal_to=titles):
+            continue
+        if record and item.title and item.title not in s and not item.id.endswith(item.title):
+            s = f"{item.title}: {s}"
+        out.append(s)
+    return out
+
+
+def embed_text(sentence: str) -> str:
+    """What the embedder sees of a candidate sentence: its first ``EMBED_WORDS`` words."""
+    return " ".join(sentence.split()[:EMBED_WORDS])

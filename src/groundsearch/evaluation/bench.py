@@ -37,6 +37,8 @@ from .runner import COLLECTION, Bm25sBaseline, Progress, _settings, eval_collect
 __all__ = ["SUITES", "machine_info", "parse_sizes", "parse_suites", "run_bench", "timed_rounds"]
 
 SUITES: tuple[str, ...] = ("keyword", "vector", "scaling", "ingest", "memory", "threads", "auditor")
+# Named only, never part of "all": it needs the `compare` extra (lancedb) the product does not depend on.
+OPTIONAL_SUITES: tuple[str, ...] = ("lancedb",)
 DEFAULT_DATASET = Path("../shared/datasets/beir_scifact")
 # Nine interleaved rounds of 300 queries (~0.2 s a round for both systems): on this shared 2-core box the
 # speed of the whole machine drifts by 1.5× within seconds, so more rounds steady the medians cheaply.
@@ -54,9 +56,10 @@ def parse_suites(spec: str | Sequence[str]) -> tuple[str, ...]:
     names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec) if n.strip()]
     if names == ["all"]:
         return SUITES
-    unknown = [n for n in names if n not in SUITES]
+    unknown = [n for n in names if n not in SUITES + OPTIONAL_SUITES]
     if unknown or not names:
-        raise InvalidInput(f"unknown bench suite(s) {unknown}; choose from {', '.join(SUITES)} or all",
+        raise InvalidInput(f"unknown bench suite(s) {unknown}; choose from {', '.join(SUITES + OPTIONAL_SUITES)} "
+                           "or all",
                            details={"field": "suite", "value": unknown})
     return tuple(dict.fromkeys(names))
 
@@ -240,6 +243,19 @@ def bench_threads_suite(ctx: _Context) -> dict[str, Any]:
     return {"corpus": f"{ctx.dataset.name} ({len(ctx.dataset.corpus)} chunks)", **figures}
 
 
+def bench_lancedb_suite(ctx: _Context) -> dict[str, Any]:
+    """Hybrid top-10 beside LanceDB on the same stored texts and vectors (``bench_lancedb.py``)."""
+    from .bench_lancedb import bench_lancedb
+
+    engine = open_eval_engine(ctx.dataset, base_settings=ctx.base, cache_root=ctx.cache_root,
+                              progress=ctx.progress, embed=True)
+    try:
+        figures = bench_lancedb(engine, list(ctx.dataset.queries.values()))
+    finally:
+        engine.close()
+    return {"corpus": f"{ctx.dataset.name} ({len(ctx.dataset.corpus)} chunks)", **figures}
+
+
 def bench_vector(ctx: _Context) -> dict[str, Any]:
     """At 100k vectors the store scans exactly by default; the forced-HNSW run shows the graph's speed and recall."""
     from .bench_store import bench_vector_leg
@@ -327,6 +343,8 @@ def run_bench(
                 figures = bench_ingest(ctx)
             elif name == "threads":
                 figures = bench_threads_suite(ctx)
+            elif name == "lancedb":
+                figures = bench_lancedb_suite(ctx)
             elif name == "auditor":
                 from .bench_auditor import bench_auditor  # pure: no index, no model
 

@@ -181,17 +181,21 @@ def _hash_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_beir(folder: str | Path) -> BeirDataset:
-    """Read and check a BEIR folder. Queries in qrels but missing from ``queries.jsonl`` are an error."""
+def load_beir(folder: str | Path, qrels_file: str | Path | None = None) -> BeirDataset:
+    """Read and check a BEIR folder. Queries in qrels but missing from ``queries.jsonl`` are an error.
+
+    ``qrels_file`` picks other judgements than the folder's ``qrels.tsv`` (SciFact's ``qrels_train.tsv``, the
+    tuning split); the corpus, and so the cached index, stay the folder's."""
     path = Path(folder)
     if not path.is_dir():
         raise InvalidInput(f"{path}: dataset folder not found", details={"path": str(path)})
     corpus = read_corpus(path / CORPUS_FILE)
     all_queries = read_queries(path / QUERIES_FILE)
-    qrels = read_qrels(path / QRELS_FILE)
+    qrels_path = Path(qrels_file) if qrels_file is not None else path / QRELS_FILE
+    qrels = read_qrels(qrels_path)
     missing = [q for q in qrels if q not in all_queries]
     if missing:
-        raise _bad(path / QRELS_FILE, f"{len(missing)} query ids are not in {QUERIES_FILE}, e.g. {missing[:3]}")
+        raise _bad(qrels_path, f"{len(missing)} query ids are not in {QUERIES_FILE}, e.g. {missing[:3]}")
     return BeirDataset(
         name=path.resolve().name,
         path=path,

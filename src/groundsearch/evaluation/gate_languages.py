@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import tempfile
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ import numpy as np
 from ..types import SearchRequest
 from .intent_fidelity import build_demo_engine
 
-__all__ = ["DEFAULT_FILES", "gate_table", "judge_scores", "multilingual_threshold"]
+__all__ = ["DEFAULT_FILES", "gate_table", "judge_latency", "judge_scores", "multilingual_threshold"]
 
 DATA = Path(__file__).parent / "data"
 DEFAULT_FILES = ("intents-heldout3.jsonl", "intents-dev.jsonl", "offtopic-dev.jsonl", "offtopic-heldout.jsonl")
@@ -82,6 +84,41 @@ def judge_scores(engine: Any, rows: list[dict[str, Any]]) -> tuple[dict[str, lis
     return dict(sorted(scores.items())), spent
 
 
+def judge_latency(engine: Any, rows: list[dict[str, Any]], limit: int = 20) -> dict[str, Any]:
+    """The judge's added time on the first ``limit`` judged rows, twice each: cold (its first sight of the
+    candidates; the e5 load is paid before) and warm (their vectors kept), as wall and this thread's CPU time."""
+    judge = engine.retriever.judge
+    if judge is None:
+        return {}
+    judge.model  # noqa: B018  (load e5 outside the timings)
+    pipeline, plans = engine.answer_pipeline(), []
+    for row in rows:
+        if len(plans) < limit and row.get("lang", "en") != "en":
+            _, plan = pipeline.plan(SearchRequest(query=row["query"]))
+            if plan.gate_judge == "multilingual":
+                plans.append(plan)
+    best, times = judge.best, defaultdict(list)
+
+    def timed(query: str, passages: Any) -> float | None:
+        w, c = time.perf_counter(), time.thread_time()
+        try:
+            return best(query, passages)
+        finally:
+            times[f"{pass_}_cpu"].append((time.thread_time() - c) * 1000)
+            times[f"{pass_}_wall"].append((time.perf_counter() - w) * 1000)
+
+    judge.best = timed  # type: ignore[method-assign]
+    try:
+        for pass_ in ("cold", "warm"):
+            for plan in plans:
+                engine.retriever.retrieve(plan)
+    finally:
+        del judge.best
+    return {"requests": len(plans), **{k: {f"p{q}": round(float(np.percentile(v, q)), 1) for q in (50, 95)}
+                                       for k, v in sorted(times.items())},
+            "load_avg": [round(x, 2) for x in os.getloadavg()]}
+
+
 def multilingual_threshold(on_topic: list[float], share: float = 0.05) -> float:
     """The highest threshold (3 decimals) that calls at most ``share`` of the on-topic scores low-confidence."""
     ranked = sorted(on_topic)
@@ -94,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", default=list(DEFAULT_FILES))
     parser.add_argument("--demo", default="demo")
     parser.add_argument("--judge-scores", action="store_true")
+    parser.add_argument("--judge-latency", type=int, default=0, metavar="N",
+                        help="time the judge alone on the first N judged rows, cold and warm (< 3 min idle)")
     parser.add_argument("--data-dir", help="reuse (or build once) the demo store here instead of a fresh temp one")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gs-gate-") as tmp:
@@ -102,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         engine = build_demo_engine(Path(args.demo), data, retrieval={"gate_multilingual_threshold": 0.001}
                                    if args.judge_scores else None)
         try:
-            if args.judge_scores:
+            if args.judge_latency:
+                print(json.dumps(judge_latency(engine, _rows(args.files), args.judge_latency), indent=1))
+            elif args.judge_scores:
                 scores, spent = judge_scores(engine, _rows(args.files))
                 on = [x for k, v in scores.items() if not k.startswith("offtopic") for x in v]
                 out: dict[str, Any] = {"scores": scores, "judge_ms": {

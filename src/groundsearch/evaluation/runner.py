@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from importlib import resources
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +47,7 @@ __all__ = [
     "default_cache_root",
     "eval_collection",
     "open_eval_engine",
+    "retrieval_split",
     "run_eval",
     "run_profile",
     "score_rankings",
@@ -442,6 +444,26 @@ def _run_bm25s(baseline: Bm25sBaseline, queries: Mapping[str, str],
     return rankings, latencies
 
 
+# Held-out query ids of retrieval sets, committed before any tuning on the rest (issue 12); SciFact's split
+# is BEIR's own (qrels.tsv test, qrels_train.tsv train: pick it with load_beir's qrels_file).
+RETRIEVAL_HELDOUT = {"hipporag_musique": "musique_heldout.txt"}
+
+
+def retrieval_split(dataset: BeirDataset, split: str) -> BeirDataset:
+    """The held-out or tuning half of ``dataset`` (``split`` "heldout" / "tune"; "all" returns it whole)."""
+    if split == "all":
+        return dataset
+    if split not in ("heldout", "tune"):
+        raise InvalidInput(f"unknown split {split!r}; choose all, heldout or tune", details={"field": "split"})
+    name = RETRIEVAL_HELDOUT.get(dataset.name)
+    if name is None:
+        raise InvalidInput(f"{dataset.name} has no committed held-out list (known: {', '.join(RETRIEVAL_HELDOUT)}); "
+                           "for SciFact pick the split by its qrels file", details={"field": "split"})
+    text = resources.files("groundsearch.evaluation.data").joinpath(name).read_text("utf-8")
+    held = {line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+    return dataset.only([q for q in dataset.queries if (q in held) == (split == "heldout")])
+
+
 def parse_retrievers(spec: str | Sequence[str]) -> tuple[str, ...]:
     names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec) if n.strip()]
     unknown = [n for n in names if n not in RETRIEVERS]
@@ -461,12 +483,14 @@ def run_eval(
     cache_root: Path | None = None,
     limit_queries: int | None = None,
     progress: Progress | None = None,
+    split: str = "all",
 ) -> EvalReport:
-    """Ingest (or reuse) the corpus, run each retriever over the evaluated queries, score them."""
+    """Ingest (or reuse) the corpus, run each retriever over the evaluated queries (``split``: only the
+    held-out or tuning half, before ``limit_queries``), score them."""
     names = parse_retrievers(retrievers)
     if limit_queries is not None and limit_queries < 1:
         raise InvalidInput("--limit-queries must be at least 1", details={"field": "limit_queries"})
-    data = dataset.limited(limit_queries)
+    data = retrieval_split(dataset, split).limited(limit_queries)
     report = progress or (lambda task, done, total: None)
     engine = open_eval_engine(data, embedder_name=embedder_name, embedder=embedder, base_settings=base_settings,
                               cache_root=cache_root, progress=report, embed=bool(_NEEDS_VECTORS & set(names)))

@@ -19,7 +19,7 @@ from typing import Any
 from ..query.quality import NEXT_REVIEW_FIELD, REVIEW_STATUS_FIELD, parse_review_date, parse_review_status
 from ..types import CollectionSpec, FieldValue
 from .chunking import ChunkDraft
-from .coerce import coerce, parse_status
+from .coerce import coerce, parse_status, parse_url
 from .documents import read_text
 from .draft import Draft, ingest_error
 from .entities import record_entities
@@ -113,6 +113,13 @@ def record_draft(row: Mapping[str, Any], spec: CollectionSpec, path: Path, *, li
     chunk_text = f"{title}\n\n{text}" if text else title
     date = fields.get(spec.date_field) if spec.date_field else None
     url = fields.get(spec.url_field) if spec.url_field else None
+    if isinstance(url, str):
+        # the item's address becomes the page's result link whatever type the field is declared with: only
+        # http(s), so a record cannot plant a javascript: or data: link a viewer would click
+        try:
+            url = parse_url(url)
+        except ValueError as exc:
+            raise fail(f"{spec.url_field}: {exc}") from exc
     key = render_value(fields[spec.id_field]) if spec.id_field else ""
     return Draft(
         title=title,

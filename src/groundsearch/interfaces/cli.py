@@ -187,9 +187,10 @@ def embed(ctx: click.Context, as_json: bool) -> None:
     failed = [{"chunk_key": k, "message": m} for k, m in report.failed]
     if as_json:
         click.echo(json.dumps({"embedded": report.embedded, "remaining": report.remaining, "failed": failed,
-                               "seconds": round(report.seconds, 3)}))
+                               "sentence_chunks": report.sentence_chunks, "seconds": round(report.seconds, 3)}))
     else:
-        err.print(f"embedded {report.embedded} chunks in {report.seconds:.1f}s; {report.remaining} still pending")
+        err.print(f"embedded {report.embedded} chunks (and the sentences of {report.sentence_chunks}) in "
+                  f"{report.seconds:.1f}s; {report.remaining} still pending")
         for f in failed:
             err.print(f"[red]failed[/] chunk {f['chunk_key']}: {f['message']}", highlight=False)
     if failed:
@@ -514,11 +515,16 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--no-narration", is_flag=True, help="With --answers: extractive answers even when an LLM is "
               "configured (it still judges with --judge), for a same-command comparison.")
 @click.option("--split", type=click.Choice(["all", "heldout", "tune"]), default="all", show_default=True,
-              help="With --answers or --judge-agreement: only the held-out or tuning half (before --limit-queries).")
+              help="With --answers, --judge-agreement or --dataset (MuSiQue's committed held-out list): only the "
+                   "held-out or tuning half (before --limit-queries).")
+@click.option("--qrels", "qrels_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="With --dataset: these judgements instead of the folder's qrels.tsv (e.g. SciFact's "
+                   "qrels_train.tsv, the tuning split).")
 @click.option("--retrievers", default="bm25,dense,hybrid,weighted", show_default=True,
               help="Comma-separated plan profiles run through search's own planner and retriever: default (exactly "
                    "what search runs), bm25, dense, hybrid (RRF k=60), zscore (z-score fusion), weighted, graph, "
-                   "hybrid+graph, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
+                   "hybrid+graph (RRF over three legs), zscore+graph (z-scores, then RRF with the graph), "
+                   "zscore+rocchio, hybrid+prf, hybrid+rocchio, hybrid+multi, hybrid+rerank, zscore+rerank (the "
                    "configured reranker), zscore+hyde (needs an LLM); bm25s is the independent BM25 baseline.")
 @click.option("--embedder", "embedder_name", type=click.Choice(["minilm", "e5"]), default="minilm", show_default=True)
 @click.option("--limit-queries", type=click.IntRange(1), default=None, help="Evaluate only the first N queries.")
@@ -530,8 +536,8 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
                  fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, chat_demo: str | None,
                  chat_files: tuple[str, ...], chat_limit: int | None, judge_dir: str | None, with_judge: bool,
-                 no_narration: bool, split: str, retrievers: str, embedder_name: str, limit_queries: int | None, cache_dir: str | None,
-                 as_json: bool) -> None:
+                 no_narration: bool, split: str, qrels_file: str | None, retrievers: str, embedder_name: str,
+                 limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
     if chat_demo is not None:
         from ..evaluation.chat import format_chat_report
@@ -586,11 +592,11 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
     from ..evaluation.datasets import load_beir
     from ..evaluation.runner import run_eval
 
-    dataset = load_beir(dataset_dir)
+    dataset = load_beir(dataset_dir, qrels_file)
     with progress_bars(err) as progress:
         report = run_eval(dataset, retrievers.split(","), embedder_name=embedder_name, base_settings=settings_from(ctx),
                           cache_root=Path(cache_dir) if cache_dir else None, limit_queries=limit_queries,
-                          progress=progress)
+                          progress=progress, split=split)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:

@@ -39,7 +39,7 @@ def _arguments(raw: Any) -> dict[str, Any] | None:
     if isinstance(raw, str):
         try:
             value = json.loads(raw or "{}")
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nesting past the parser depth is no call
             return None
         return value if isinstance(value, dict) else None
     return None
@@ -62,7 +62,7 @@ def calls_from_message(message: dict[str, Any], offered: Sequence[str]) -> tuple
     for body in bodies:
         try:
             values.append(json.loads(body))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nesting past the parser depth is no call
             continue
     if not bodies:
         values, rest = _objects(text.strip().removeprefix("```json").removeprefix("```").removesuffix("```")), ""
@@ -86,7 +86,7 @@ def _objects(text: str) -> list[Any]:
             return []
         try:
             value, i = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nesting past the parser depth is no call
             return []
         if not isinstance(value, dict) or "name" not in value:
             return []

@@ -72,7 +72,8 @@ def decode_cursor(cursor: str, sort: BrowseSort) -> tuple[dt.date, tuple[Any, ..
         if got_sort != sort or not isinstance(key, list) or not key or not isinstance(key[-1], str):
             raise ValueError(got_sort)
         return today, tuple(key)
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError) as exc:
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError, RecursionError) as exc:
+        # RecursionError: a forged cursor nesting arrays past the parser's depth limit
         raise InvalidInput(f"cursor is not one this browse (sort={sort}) issued; start again without a cursor",
                            details={"field": "cursor"}) from exc
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..types import Hit, Leg, LegScore
 
-__all__ = ["Fused", "fuse_runs", "reciprocal_rank_fusion", "zscore_fusion"]
+__all__ = ["Fused", "fuse_runs", "reciprocal_rank_fusion", "zscore_fusion", "zscore_graph_fusion"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +103,40 @@ def zscore_fusion(ranked: Mapping[Leg, Sequence[Hit]], weights: Mapping[Leg, flo
         return -scores[c], min(by_leg), by_leg
 
     return [Fused(key=c, score=scores[c], legs=tuple(legs[c])) for c in sorted(scores, key=tie_break)]
+
+
+def zscore_graph_fusion(ranked: Mapping[Leg, Sequence[Hit]], *, k: int, graph_weight: float) -> list[Fused]:
+    """Keyword + vector fused by z-scores, then RRF of that ranking with the graph leg's, the graph's ranks
+    weighted: ``score(d) = 1 / (k + rank_text(d)) + w / (k + rank_graph(d))``.
+
+    PageRank mass is heavy-tailed (the seeds hold most of it), so z-scores let a few seed-adjacent chunks
+    swamp the text legs, and RRF over all three legs at once gives away z-score fusion's gain on the two
+    text legs. Fusing in two stages keeps both: MuSiQue tuning half R@5 0.644 (RRF k=10 over 3 legs) →
+    0.705 at k=10, w=2 (BENCHMARKS.md, issue 12 session 3). Ties go by the best rank in either list, then
+    the text rank: ranks, never keys, so both backends order alike.
+    """
+    if k < 1:
+        raise ValueError("RRF k must be >= 1")
+    text = zscore_fusion({leg: hits for leg, hits in ranked.items() if leg != "graph"})
+    graph_rank: dict[int, int] = {}
+    graph_score: dict[int, float] = {}
+    for key, score in ranked.get("graph", ()):
+        if key not in graph_rank:
+            graph_rank[key] = len(graph_rank) + 1
+            graph_score[key] = score
+    text_rank = {x.key: i for i, x in enumerate(text, start=1)}
+    legs = {x.key: x.legs for x in text}
+    for key, rank in graph_rank.items():
+        legs[key] = (*legs.get(key, ()), LegScore(leg="graph", rank=rank, score=graph_score[key]))
+    absent = 1 + max(len(text_rank), len(graph_rank))
+    scores = {key: (1.0 / (k + text_rank[key]) if key in text_rank else 0.0)
+              + (graph_weight / (k + graph_rank[key]) if key in graph_rank else 0.0) for key in legs}
+
+    def tie_break(c: int) -> tuple[float, int, int]:
+        t, g = text_rank.get(c, absent), graph_rank.get(c, absent)
+        return -scores[c], min(t, g), t
+
+    return [Fused(key=c, score=scores[c], legs=legs[c]) for c in sorted(scores, key=tie_break)]
 
 
 def fuse_runs(runs: Sequence[Sequence[Fused]], k: int = 60) -> list[Fused]:

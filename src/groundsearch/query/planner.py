@@ -23,7 +23,7 @@ from .gate import MULTILINGUAL_THRESHOLD, grounded_aggregate, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
-__all__ = ["MAX_GRAPH_SEEDS", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
+__all__ = ["FEEDBACK_WITHOUT_GRAPH", "MAX_GRAPH_SEEDS", "QUESTION", "PLAN_PROFILES", "RECENCY_WORDS", "PlanProfile", "plan_retrieval", "plan_profile"]
 
 # Words that mean "newest first" even when no horizon was given ("latest AI trends").
 RECENCY_WORDS = re.compile(r"\b(latest|newest|recent(ly)?|trend(s|ing)?|new|this (week|month|year))\b", re.I)
@@ -32,6 +32,15 @@ RECENCY_WORDS = re.compile(r"\b(latest|newest|recent(ly)?|trend(s|ing)?|new|this
 # leg walks. On MuSiQue-100 hybrid+graph lifted Recall@5 0.603 -> 0.657 (bench-retrieval.md); 59 of its 100
 # questions match this, 16 of SciFact's 1,109 claims and none of RGB's questions.
 BRIDGE = re.compile(r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,5}?(?:which|that|who|whom|whose|where|when)\b", re.I)
+# An entity-seeking question ("Who…?", "When did…?", "In which country…?") asks for something the query does
+# not name, found by hopping from what it does name: the graph leg's job. On MuSiQue-100's tuning half the
+# graph leg on every question, fused in two stages (query.fusion.zscore_graph_fusion), lifts Recall@5 0.654
+# (bridge questions only) → 0.702; claims are not questions, and on 100 SciFact train claims that fusion
+# cost nDCG@10 0.729 → 0.642. "How"/"why" and yes/no questions ask for an explanation or a verdict.
+QUESTION = re.compile(r"\?\s*$|^\W*(?:(?:in|on|at|from|of|to|by|for|with)\s+)?(?:who|whom|whose|what|which|when|where)\b",
+                      re.I)
+NOT_ENTITY_QUESTION = re.compile(r"^\W*(?:how|why|is|are|was|were|do|does|did|can|could|should|will|would|has|have|had)\b",
+                                 re.I)
 # Seeds beyond a handful dilute Personalized PageRank's restart mass until it is nearly uniform.
 MAX_GRAPH_SEEDS = 8
 # Multi-hop and comparison questions need deeper candidate pools: the second hop's evidence rarely
@@ -46,6 +55,10 @@ MAX_K_PER_LEG = 1000
 # bridge entities ("the association which published X" → the passage naming the association).
 GRAPH_PASSAGE_SEEDS = 3
 REWRITE_BY_COMPLEXITY: dict[str, Rewrite] = {"simple": "none", "medium": "none", "complex": "multi_query"}
+# Dense feedback from the top 2 fused hits (query.rewrite.ROCCHIO_DOCS) where only the text legs run: SciFact
+# train nDCG@10 0.735 → 0.741 (held-out test 0.734 → 0.737); with the graph leg it measured no gain (MuSiQue
+# tuning half R@5 0.705 either way), and over RRF fusion it was never measured better.
+FEEDBACK_WITHOUT_GRAPH: Rewrite = "rocchio"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,8 @@ PLAN_PROFILES: dict[str, PlanProfile] = {p.name: p for p in (
     PlanProfile("weighted", scoring="weighted", graph=False, rewrite="none", rerank=False),
     PlanProfile("graph", graph_only=True, rewrite="none", rerank=False),
     PlanProfile("hybrid+graph", scoring="rrf", graph=True, rewrite="none", rerank=False, fusion="rrf"),
+    PlanProfile("zscore+graph", scoring="rrf", graph=True, rewrite="none", rerank=False, fusion="zscore"),
+    PlanProfile("zscore+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="zscore"),
     PlanProfile("hybrid+prf", scoring="rrf", graph=False, rewrite="prf", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+rocchio", scoring="rrf", graph=False, rewrite="rocchio", rerank=False, fusion="rrf"),
     PlanProfile("hybrid+multi", scoring="rrf", graph=False, rewrite="multi_query", rerank=False, fusion="rrf"),
@@ -122,12 +137,18 @@ def _graph_seeds(intent: Intent, query: str) -> tuple[str, ...]:
 
 
 def _fusion(legs: tuple[Leg, ...], scoring: Profile, r: RetrievalSettings, profile: PlanProfile | None,
-            ) -> tuple[Fusion, int]:
-    """Keyword + vector fuse by z-scores (SciFact train nDCG@10 0.720 → 0.735 over RRF k=60); with the graph
-    leg, RRF at the graph's k (MuSiQue tuning half R@5: 0.628 at k=60, 0.654 at k=10, z-scores 0.609-0.638:
-    PageRank mass is heavy-tailed, so its z-scores are dominated by the seeds). Figures: bench-retrieval.md."""
+            question: bool = False) -> tuple[Fusion, int]:
+    """Keyword + vector fuse by z-scores (SciFact train nDCG@10 0.720 → 0.735 over RRF k=60). With the graph
+    leg, an entity-seeking question fuses in two stages: the z-scored text ranking meets the graph's in an
+    RRF at ``graph_question_k``, graph ranks weighted ``graph_weight`` (MuSiQue tuning half R@5 0.702; RRF
+    over all three legs 0.654, z-scores of all three 0.609-0.638 — PageRank mass is heavy-tailed, so its
+    z-scores are dominated by the seeds). Other graph-routed requests keep RRF over the three legs at
+    ``graph_rrf_k``: on the SciFact train claims routed to the graph (comparisons, bridge phrases) it cost
+    0.002 nDCG@10 where the two stages cost 0.003. Figures: BENCHMARKS.md, issue 12."""
     forced = profile.fusion if profile is not None else None
     if "graph" in legs:
+        if (forced or r.fusion) == "zscore" and (question or forced == "zscore"):
+            return "zscore", r.graph_question_k
         return "rrf", r.graph_rrf_k
     if scoring != "rrf" or len(legs) < 2:
         return "rrf", r.rrf_k
@@ -182,6 +203,7 @@ def plan_retrieval(
     seeds: tuple[str, ...] = ()
     forced_graph = profile.graph if profile is not None else None
     passage_seeds = 0
+    question = False
     if profile is not None and profile.graph_only:
         seeds = _graph_seeds(intent, query)
         legs = ("graph",)
@@ -192,8 +214,9 @@ def plan_retrieval(
     else:
         legs = ("keyword", "vector")
         bridge = bool(BRIDGE.search(query))
+        question = bool(QUESTION.search(query)) and not NOT_ENTITY_QUESTION.search(query)
         wants_graph = (intent.retrieval_pattern in ("kg", "hybrid") or "kg" in intent.domains
-                       or bool(intent.comparison_targets) or bridge)
+                       or bool(intent.comparison_targets) or bridge or question)
         if forced_graph is not None:
             wants_graph = forced_graph
         seeds = _graph_seeds(intent, query) if wants_graph else ()
@@ -204,7 +227,9 @@ def plan_retrieval(
                 pattern = "kg"
             why = ("the plan profile" if forced_graph else "comparison targets" if intent.comparison_targets
                    else f"pattern {intent.retrieval_pattern}" if intent.retrieval_pattern in ("kg", "hybrid")
-                   else "a bridge question: an entity described, not named" if bridge else "domain kg")
+                   else "a bridge question: an entity described, not named" if bridge
+                   else "an entity-seeking question: the answer is an entity it does not name" if question
+                   else "domain kg")
             reasons.append(f"graph-aware ({why}): Personalized PageRank (damping 0.5, synonym edges at cosine >= 0.8) "
                            f"seeded from {', '.join(seeds)} and the entities of the top {passage_seeds} vector hits")
         elif wants_graph:
@@ -235,6 +260,9 @@ def plan_retrieval(
     why = intent.complexity
     if rewrite == "multi_query" and len(intent.comparison_targets) < 2:
         rewrite, why = "none", "complex, but no two targets to split the question on"
+    fusion, rrf_k = _fusion(legs, request.profile, settings.retrieval, profile, question)
+    if rewrite == "none" and legs == ("keyword", "vector") and fusion == "zscore":
+        rewrite, why = FEEDBACK_WITHOUT_GRAPH, "dense feedback from the top 2 where only the text legs run"
     if profile is not None and profile.rewrite is not None:
         rewrite, why = profile.rewrite, "the plan profile"
     subs: tuple[str, ...] = ()
@@ -257,8 +285,13 @@ def plan_retrieval(
     reasons.append(f"rewrite {rewrite} ({why})" + (f": {' | '.join(subs)}" if subs else ""))
 
     r = settings.retrieval
-    fusion, rrf_k = _fusion(legs, request.profile, r, profile)
-    reasons.append(f"fuse by RRF (k={rrf_k})" if fusion == "rrf" else "fuse by z-scored leg scores (equal weights)")
+    if fusion == "rrf":
+        reasons.append(f"fuse by RRF (k={rrf_k})")
+    elif "graph" in legs:
+        reasons.append(f"fuse keyword + vector by z-scored leg scores, then RRF (k={rrf_k}) with the graph leg's "
+                       f"ranks weighted {r.graph_weight:g}")
+    else:
+        reasons.append("fuse by z-scored leg scores (equal weights)")
     rerank = r.reranker != "none" and legs != ("graph",)
     if profile is not None and profile.rerank is not None:
         rerank = profile.rerank and r.reranker != "none"
@@ -332,4 +365,5 @@ def plan_retrieval(
         reformulation=retry,
         relax_horizon=relax,
         graph_passage_seeds=passage_seeds,
+        graph_weight=r.graph_weight,
     )

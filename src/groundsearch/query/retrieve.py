@@ -5,11 +5,12 @@ the plan; this module only carries it out, in this order, and records what happe
 scores, per-stage latency, notes):
 
 1. each lane (one per fan-out collection, or one for the whole plan) runs its legs concurrently at depth
-   ``max(k_per_leg, offset + limit, gate_depth)`` and fuses them by RRF (or the weighted profile);
+   ``max(k_per_leg, offset + limit, gate_depth)`` and fuses them as planned (z-scores, with the graph leg
+   in two stages, RRF, or the weighted profile);
 2. the gate judges the fused top ``gate_depth`` of every lane — before paging, so page 1 and page 3 of
    one query get one verdict — and, below the threshold, the plan's one reformulation is tried;
-3. the plan's rewrite (keyword feedback, dense Rocchio feedback, multi-query) and rerank re-order the
-   unpaged candidates, so later pages continue page 1's order;
+3. the plan's rewrite (keyword feedback, dense Rocchio feedback, HyDE, multi-query) and rerank re-order
+   the unpaged candidates, so later pages continue page 1's order (query/refine.py);
 4. a lane the plan's guessed horizon left empty is searched again without the date bound;
 5. lanes merge (dedupe by item id; fused score or recency), the page is cut, and only it is hydrated.
 """
@@ -22,77 +23,35 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import EmbeddingFailed, IndexUnavailable, ModelError
-from ..models import metering
 from ..models.base import LLM, Embedder, Reranker
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
 from ..store.text import analyze
 from ..types import CollectionSpec, Evidence, EvidenceHit, GateVerdict, Hit, Leg, LegScore, RetrievalPlan
-from .fusion import Fused, fuse_runs, reciprocal_rank_fusion, zscore_fusion
+from .fusion import Fused, reciprocal_rank_fusion, zscore_fusion, zscore_graph_fusion
 from .gate import gate_meta_key, judge_legs, parse_calibration
-from .graph import graph_hits
-from .hyde import hyde_passage, hyde_vector
+from .graph import NameVectors, graph_hits
 from .judge import MultilingualJudge
-from .rewrite import PRF_DOCS, prf_terms, rocchio
+from .merge import interleave_by_recency
+from .refine import Lane as _Lane
+from .refine import Refiner
+from .refine import Run as _Run
 from .scoring import feedback_boost, signals, weighted_score
 
 __all__ = ["Retriever", "interleave_by_recency"]
 
 # Distinct query texts whose vectors are kept (FIFO); 384 floats each, so 512 entries are ~0.8 MB.
 QUERY_VECTOR_CACHE = 512
-# Entity names whose vectors are kept for the graph leg's synonym edges (~75 MB at 384 floats).
-NAME_VECTOR_CACHE = 50_000
 # Entities taken from each seeding passage: its first names (title, declared fields) are its subject; more
 # would spread the restart mass thin.
 PASSAGE_SEED_ENTITIES = 5
 
 
-class _NameVectors:
-    """Entity-name vectors for synonym edges, memoised: the same names recur across queries' subgraphs."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
-        self._cache: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
-
-    def embed_queries(self, names: Sequence[str]) -> np.ndarray:
-        missing = [n for n in dict.fromkeys(names) if n not in self._cache]
-        if missing:
-            vectors = self.embedder.embed_queries(missing)
-            with self._lock:
-                if len(self._cache) + len(missing) > NAME_VECTOR_CACHE:
-                    self._cache.clear()
-                self._cache.update(zip(missing, vectors))
-        return np.stack([self._cache[n] if n in self._cache else self.embedder.embed_queries([n])[0] for n in names])
-
-
-@dataclass
-class _Lane:
-    candidates: list[Fused]  # fused, unpaged, best first
-    more: bool  # a leg had more than it returned
-    ranked: dict[Leg, list[Hit]] = field(default_factory=dict)  # the legs' own rankings behind them
-
-
-@dataclass
-class _Run:
-    """Per-request bookkeeping, shared by the lanes of one request (never between requests)."""
-
-    latency: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    views: dict[int, ChunkView] = field(default_factory=dict)  # hydrated once per request
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def note(self, text: str) -> None:
-        with self.lock:
-            self.notes.append(text)
-
-
-class Retriever:
+class Retriever(Refiner):
     """Runs plans against one store and one embedder (and the configured reranker, if any).
 
     The keyword leg (tantivy / SQL) and the vector leg (query embedding + numpy / pgvector) release the
@@ -127,7 +86,7 @@ class Retriever:
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
         self._query_vectors: dict[str, np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
-        self._names = _NameVectors(embedder)
+        self._names = NameVectors(embedder)
         self._gate: tuple[float | None] | None = None  # the stored calibration, read once (None: not yet read)
 
     def clear_cache(self) -> int:
@@ -340,78 +299,13 @@ class Retriever:
             ((leg, hits),) = ranked.items()
             return [Fused(key, score, (LegScore(leg, i + 1, score),)) for i, (key, score) in enumerate(hits)]
         if plan.fusion == "zscore" and plan.profile == "rrf":
-            return zscore_fusion(ranked)
+            if ranked.get("graph"):
+                return zscore_graph_fusion(ranked, k=plan.rrf_k, graph_weight=plan.graph_weight)
+            return zscore_fusion({leg: hits for leg, hits in ranked.items() if leg != "graph"})
         fused = reciprocal_rank_fusion(ranked, k=plan.rrf_k)
         if plan.profile == "weighted":
             fused = self._weighted(plan, query, ranked, fused)
         return fused
-
-    def _refine(self, plan: RetrievalPlan, query: str, lane: _Lane, run: _Run) -> _Lane:
-        """The plan's rewrite, then its rerank, over one lane's unpaged candidates."""
-        fused = lane.candidates
-        if plan.rewrite == "prf" and fused:
-            terms = prf_terms(query, self._hits(fused[:PRF_DOCS], run))
-            if terms:
-                ranked, _ = self._run_legs(plan, f"{query} {' '.join(terms)}", ("keyword",), run, "prf.")
-                fused = fuse_runs([fused, self._fuse(dataclasses.replace(plan, profile="keyword"), query, ranked)],
-                                  k=plan.rrf_k)
-        elif plan.rewrite == "rocchio" and fused:
-            top = self._hits(fused[:PRF_DOCS], run)
-            vectors = [v for v in (self._chunk_vector(h) for h in top) if v is not None]
-            if vectors:
-                moved = rocchio(self.embed_query(query), np.stack(vectors))
-                ranked, _ = self._run_legs(plan, query, ("vector",), run, "rocchio.", vector=moved)
-                fused = self._fuse(plan, query, {**lane.ranked, **ranked})  # the moved vector leg replaces the first
-        elif plan.rewrite == "hyde" and self.llm is not None:
-            fused = self._hyde(plan, query, lane, run)
-        elif plan.rewrite == "multi_query":
-            runs = [fused]
-            for sub in plan.sub_queries:
-                ranked, _ = self._run_legs(plan, sub, plan.legs, run, "multi.")
-                runs.append(self._fuse(plan, sub, ranked))
-            fused = fuse_runs(runs, k=plan.rrf_k)
-        if plan.rerank and self.reranker is not None and fused:
-            fused = self._rerank(plan, query, fused, run)
-        return _Lane(fused, lane.more, lane.ranked)
-
-    def _hyde(self, plan: RetrievalPlan, query: str, lane: _Lane, run: _Run) -> list[Fused]:
-        """The vector leg again from the query's and a hypothetical answer's mean vector; the keyword leg
-        keeps the query's own ranking. A failed or empty generation keeps the first pass, and says so."""
-        assert self.llm is not None
-        t = time.perf_counter()
-        try:
-            with metering.stage("rewrite"):
-                passage = hyde_passage(self.llm, query)
-        except Exception as exc:  # an optional stage: the first pass still answers
-            run.note(f"hyde: the LLM failed ({type(exc).__name__}: {exc}); kept the first pass")
-            return lane.candidates
-        finally:
-            run.latency["hyde.generate"] = (time.perf_counter() - t) * 1000
-        if not passage:
-            run.note("hyde: the LLM wrote nothing; kept the first pass")
-            return lane.candidates
-        moved = hyde_vector(self.embed_query(query), self.embedder.embed_passages([passage])[0])
-        ranked, _ = self._run_legs(plan, query, ("vector",), run, "hyde.", vector=moved)
-        return self._fuse(plan, query, {**lane.ranked, **ranked})
-
-    def _rerank(self, plan: RetrievalPlan, query: str, fused: list[Fused], run: _Run) -> list[Fused]:
-        """Re-order the top ``rerank_depth`` by the reranker's scores; the tail keeps its fused order."""
-        assert self.reranker is not None
-        t = time.perf_counter()
-        head = fused[: plan.rerank_depth]
-        views = self._views([x.key for x in head], run)
-        head = [x for x in head if x.key in views]
-        passages = [_passage(views[x.key]) for x in head]
-        try:
-            with metering.stage("rerank"):
-                scores = self.reranker.rerank(query, passages)
-        except Exception as exc:  # an optional stage: the fused order still answers
-            run.note(f"rerank failed ({type(exc).__name__}: {exc}); kept the fused order")
-            return fused
-        order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
-        reranked = [dataclasses.replace(head[i], score=float(scores[i])) for i in order]
-        run.latency["rerank"] = (time.perf_counter() - t) * 1000
-        return reranked + fused[plan.rerank_depth:]
 
     def _relax(self, plan: RetrievalPlan, query: str, lanes: dict[str | None, _Lane], run: _Run) -> dict[str | None, _Lane]:
         """A horizon the intent guessed ("latest") must not empty a collection the user asked for: such a
@@ -507,27 +401,3 @@ class Retriever:
             return self.feedback(plan.filter.tenant, list(dict.fromkeys(item_ids)))
         except Exception:  # feedback only ever lifts; without it the weighted ranking is the plain one
             return {}
-
-
-def _passage(view: ChunkView) -> str:
-    title = view.item.title.strip()
-    return f"{title}\n{view.chunk.text}" if title and not view.chunk.text.startswith(title) else view.chunk.text
-
-
-def interleave_by_recency(collections: Sequence[str], hits: Iterable[EvidenceHit]) -> list[EvidenceHit]:
-    """Union by recency, taken in turns: each collection's hits newest first, then round-robin.
-
-    A single global date sort lets the collection with the newest dates starve the others (releases
-    dated this year bury every paper), which defeats a fan-out the user asked for ("research *and*
-    product releases"). Each collection's list is already its most relevant hits, so recency orders
-    within relevance, and every collection gets an equal share of the first page.
-    """
-    lanes: dict[str, list[EvidenceHit]] = {name: [] for name in collections}
-    for hit in hits:
-        lanes.setdefault(hit.item.collection, []).append(hit)
-    for lane in lanes.values():
-        lane.sort(key=lambda h: (h.item.date or dt.date.min, h.score, h.chunk.id), reverse=True)
-    out: list[EvidenceHit] = []
-    for i in range(max((len(lane) for lane in lanes.values()), default=0)):
-        out.extend(lane[i] for lane in lanes.values() if i < len(lane))
-    return out

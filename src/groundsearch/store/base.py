@@ -102,6 +102,21 @@ class Store(Protocol):
         set. Chunks deleted or replaced meanwhile are skipped, so a late vector never lands on other text."""
         ...
 
+    # ---- sentence vectors of extractive answers (codec and why: store/sentence_rows.py) ----------------
+    def pending_sentences(self, model: str, after: int = 0, limit: int = 1000) -> list[int]:
+        """Keys of chunks without sentence vectors from embedder ``model``, above ``after``, ascending."""
+        ...
+
+    def set_sentences(self, model: str, rows: Sequence[tuple[int, Sequence[str], np.ndarray]]) -> int:
+        """Store, per ``(chunk key, sentences, vectors (len(sentences), dim))``, the vectors of a chunk's quotable
+        sentences (none is a valid row: "done, nothing to quote"); replaces the chunk's row for ``model``.
+        A chunk deleted meanwhile is skipped; returns how many chunks got a row."""
+        ...
+
+    def sentence_vectors(self, model: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+        """``{chunk id: {sentence digest: vector}}`` stored for ``model``; chunks without a row are absent."""
+        ...
+
     # ---- retrieval ------------------------------------------------------------------------------
     def keyword_search(self, query: str, filter: SearchFilter, limit: int, offset: int = 0) -> Page:
         """BM25 over chunk text (and title), with the shared tokenizer; terms are OR-ed."""

@@ -19,9 +19,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
-from . import pg_curation
+from . import pg_curation, pg_sentences
 from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
+from .pg_claims import VectorClaims
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
 from .pg_connect import connect_once, in_transaction, unavailable
@@ -29,6 +30,7 @@ from .pg_filters import compile_filter
 from .pg_migrations import apply_migrations, check_schema, migrate
 from .pg_rows import ITEM_COLUMNS, chunk_from_row, item_from_row, prepare_writes
 from .pg_vector import EXACT_MAX_CANDIDATES, ann_settings, ann_sql, candidates_sql, exact_sql, hnsw_index_sql
+from .sentence_rows import SentenceRow
 from .text import analyze
 
 __all__ = ["PostgresStore", "migrate"]
@@ -217,6 +219,10 @@ class PostgresStore:
             {"a": int(after), "n": int(limit)})
         return [int(r[0]) for r in rows]
 
+    def vector_claims(self) -> VectorClaims:
+        """For an embedder sharing this database with others: claim pending chunks before embedding them."""
+        return VectorClaims(self._dsn)
+
     def count_pending_vectors(self) -> int:
         # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request
         return int(self._fetch("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunk_vectors)",
@@ -243,6 +249,16 @@ class PostgresStore:
                 return int(cur.rowcount)
 
         return self._run(work)
+
+    # ---- sentence vectors of extractive answers (store/sentence_rows.py) -------------------------------
+    def pending_sentences(self, model: str, after: int = 0, limit: int = 1000) -> list[int]:
+        return self._run(lambda conn: pg_sentences.pending(conn, model, after, limit))
+
+    def set_sentences(self, model: str, rows: Sequence[SentenceRow]) -> int:
+        return self._run(lambda conn: pg_sentences.write(conn, model, rows, self.dim)) if rows else 0
+
+    def sentence_vectors(self, model: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+        return self._run(lambda conn: pg_sentences.read(conn, model, chunk_ids, self.dim)) if chunk_ids else {}
 
     def _fetch(self, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return self._run(lambda conn: conn.execute(sql.encode(), params).fetchall())

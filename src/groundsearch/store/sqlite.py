@@ -50,7 +50,9 @@ from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import sqlite_curation as curation
 from . import sqlite_graph as graph
+from . import sqlite_sentences as sentences
 from .base import check_vectors, page_from
+from .sentence_rows import SentenceRow
 from .keyword_tantivy import KeywordIndex
 from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
 from .sqlite_schema import (
@@ -191,6 +193,24 @@ class SQLiteStore:
             self._sync()
         return len(done)
 
+    # ---- sentence vectors of extractive answers (store/sentence_rows.py) -------------------------------
+    def pending_sentences(self, model: str, after: int = 0, limit: int = 1000) -> list[int]:
+        with self._lock:
+            self._refresh()
+            return sentences.pending(self._conn, model, after, limit)
+
+    def set_sentences(self, model: str, rows: Sequence[SentenceRow]) -> int:
+        self._require_writer()
+        with self._lock:
+            with self._transaction():
+                return sentences.write(self._conn, model, rows, self.dim)
+
+    def sentence_vectors(self, model: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+        if not chunk_ids:
+            return {}
+        with self._lock:
+            return sentences.read(self._conn, model, chunk_ids, self.dim)
+
     def _remove_item(self, item_id: str) -> str | None:
         """Delete one item's rows inside the open transaction; returns its ``created_at`` ('' if unset) or None."""
         row = self._conn.execute("SELECT rowid, date_ord, created_at FROM items WHERE id = ?", (item_id,)).fetchone()
@@ -200,6 +220,7 @@ class SQLiteStore:
         graph.remove_item_mentions(self._conn, rowid, date_ord)
         keys = [k for (k,) in self._conn.execute("SELECT key FROM chunks WHERE item_rowid = ?", (rowid,))]
         self._conn.executemany("INSERT INTO changes(chunk_key, op) VALUES (?, ?)", [(k, OP_DELETE) for k in keys])
+        sentences.forget(self._conn, rowid)
         self._conn.execute("DELETE FROM chunks WHERE item_rowid = ?", (rowid,))
         self._conn.execute("DELETE FROM item_fields WHERE item_rowid = ?", (rowid,))
         self._conn.execute("DELETE FROM items WHERE rowid = ?", (rowid,))
@@ -550,6 +571,7 @@ def _connect(path: Path, dim: int, read_only: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA cache_size=-65536")  # 64 MB page cache
         if not read_only:
             conn.executescript(DDL)
+            conn.executescript(sentences.DDL)
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         version = int(meta.get("schema_version", SCHEMA_VERSION))
         if version > SCHEMA_VERSION:

@@ -72,6 +72,9 @@ _MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
         "cos'e", "cos e", "che cos'e", "wat is", "wat zijn", "que son", "c'est quoi",
     )
 )
+_FRAMES_STARTING: dict[str, tuple[tuple[str, ...], ...]] = {}
+for _f in _MENTION_FRAMES:
+    _FRAMES_STARTING[_f[0]] = (*_FRAMES_STARTING.get(_f[0], ()), _f)
 _HOW_TO = re.compile(r"^(?:how (?:do|can|should|would) (?:i|we|you)|how to|como (?:creo|hago|agrego)|"
                      r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann)|como (?:faco|crio|adiciono)|"
                      r"come (?:creo|faccio|aggiungo)|hoe (?:maak|voeg|kan|moet) ik)\b")
@@ -173,8 +176,12 @@ class _Index:
             if len(word) >= 5:
                 for v in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
                     self.deletes.setdefault(v, set()).add(word)
-        self._fuzzy_memo: dict[str, str | None] = {}
+        self._fuzzy_memo: dict[tuple[str, bool], str | None] = {}
         self.negations = tuple(sorted((tuple(n.split()) for n in lx.NEGATIONS), key=len, reverse=True))
+        # by last token: the refusal check walks back from a format word and asks only what can end there
+        self.negations_ending: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for n in self.negations:
+            self.negations_ending[n[-1]] = (*self.negations_ending.get(n[-1], ()), n)
         self.contrasts = frozenset(lx.CONTRASTS)
         self.paraphrases = {
             fmt: re.compile(r"(?:\b|(?=[\u3040-\u9fff]))(?:" + "|".join(re.escape(fold(p)) for p in phrases) + ")")
@@ -190,17 +197,21 @@ class _Index:
                 return kind
         return None
 
-    def fuzzy(self, word: str) -> str | None:
+    def fuzzy(self, word: str, *, compound: bool = False) -> str | None:
+        """A typo of a lexicon word, or (``compound``: a single token) a compound ending in a format noun."""
         # Tier 1 spends most of its time here (every token and token pair the lexicon misses), and a
         # request's words recur across requests; the lexicon never changes, so a bounded memo is exact.
+        key = (word, compound)
         try:
-            return self._fuzzy_memo[word]
+            return self._fuzzy_memo[key]
         except KeyError:
             pass
         kind = self._fuzzy(word)
+        if kind is None and compound:
+            kind = self.compound(word)
         if len(self._fuzzy_memo) >= FUZZY_MEMO:
             self._fuzzy_memo.clear()
-        self._fuzzy_memo[word] = kind
+        self._fuzzy_memo[key] = kind
         return kind
 
     def _fuzzy(self, word: str) -> str | None:
@@ -248,9 +259,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if kind is None and (n == 1 or not any(t in _ARTICLES or t in _CLAUSE_END for t in window)):
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
                 if kind is None and n <= 2:
-                    kind = idx.fuzzy("".join(window))
-                if kind is None and n == 1:
-                    kind = idx.compound(window[0])
+                    kind = idx.fuzzy("".join(window), compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
                 break
@@ -305,7 +314,8 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
             if j > clause_start and tok in _VERBS_NEGATED and tokens[j - 1] in _NEG_WORDS:
                 return "refused"
             break
-        if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations if j - len(n) + 1 >= clause_start):
+        if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations_ending.get(tok, ())
+               if j - len(n) + 1 >= clause_start):
             return "refused"
         if not (tok in _ARTICLES or j in format_tokens or tok in ("or", "and", "nor", "o", "ou", "oder", "of",
                                                                    "en", "y", "e", "und", "need", "want",
@@ -321,7 +331,7 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     if post_frame and not prep_use:
         return "mentioned"
     for k in range(clause_start, start):
-        if any(_starts(tokens, k, f) for f in _MENTION_FRAMES):
+        if any(_starts(tokens, k, f) for f in _FRAMES_STARTING.get(tokens[k], ())):
             return "used" if prep_use and k < prep else "mentioned"
     if how_to and not prep_use:
         return "mentioned"

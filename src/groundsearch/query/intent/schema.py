@@ -111,7 +111,7 @@ def parse_intent_output(
         raise bad("reply was cut at max_tokens (finish_reason 'length')")
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as exc:
+    except (json.JSONDecodeError, TypeError, RecursionError) as exc:  # RecursionError: nested past the depth
         raise bad(f"not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise bad("not a JSON object")

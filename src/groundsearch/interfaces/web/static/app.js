@@ -8,10 +8,17 @@ const RECENT_KEY = "groundsearch.recent";
 const RECENT_MAX = 8;
 
 const $ = (sel) => document.querySelector(sel);
+// Links come from stored data (a record's address, a chat citation): only http(s) becomes a link, whatever the
+// server sends, so an item stored before the ingest-side check cannot run script in a viewer's page.
+const safeHref = (v) => {
+  try { return ["http:", "https:"].includes(new URL(v, location.href).protocol); } catch { return false; }
+};
+
 const el = (tag, attrs = {}, ...kids) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
+    else if (k === "href") { if (safeHref(v)) node.setAttribute(k, v); }
     else if (k === "text") node.textContent = v;
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
