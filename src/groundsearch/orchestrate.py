@@ -234,7 +234,9 @@ class Orchestrator:
                 with metered(meter, "narration"):
                     synthesis = synthesize(intent, query, results, evidence.hits, self.specs, llm=self.llm,
                                            load_prompt=self.load_prompt, max_tokens=self.settings.llm.narration_max_tokens,
-                                           deadline_s=self.settings.llm.timeout_s,
+                                           # the client's own timeout: a pipeline given a slower model
+                                           # (a local CPU server) waits as long as that client would
+                                           deadline_s=getattr(self.llm, "timeout_s", self.settings.llm.timeout_s),
                                            vectors=sentence_vectors_for(self.retriever))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose

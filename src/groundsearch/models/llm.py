@@ -124,6 +124,11 @@ class OpenAICompatLLM:
         )
         self._timeout_s = timeout_s
 
+    @property
+    def timeout_s(self) -> float:
+        """How long a call may go without progress: the narration's deadline when this client narrates."""
+        return self._timeout_s
+
     def close(self) -> None:
         self._client.close()
 
