@@ -48,6 +48,11 @@ _DIRECTIVE_VERBS = frozenset(
     mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
     geef laat wil""".split()
 ) | frozenset(
+    # a request asked as a question of ability, as English "can you" / "could you" (the words are already above):
+    # "kannst du mir die Paper tabellarisch aufbereiten?", "¿puedes hacer una tabla…?", "pourrais-tu…"
+    """kannst konntest konnen konnten wurdest magst puedes podrias puede podria peux pourrais pouvez
+    pourriez puoi potresti potete pode podes poderia podia kun kunt zou""".split()
+) | frozenset(
     # German verbs split around their object ("stell die Paper tabellarisch dar", "liste … auf", "fass …
     # zusammen"): the stem opens the clause, so its du, ihr, Sie and infinitive forms are what the reader sees.
     f"{stem}{ending}" for stem in "stell zeig erstell mach list fass ordn bereit visualisier".split()
@@ -75,9 +80,12 @@ _MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
 _FRAMES_STARTING: dict[str, tuple[tuple[str, ...], ...]] = {}
 for _f in _MENTION_FRAMES:
     _FRAMES_STARTING[_f[0]] = (*_FRAMES_STARTING.get(_f[0], ()), _f)
-_HOW_TO = re.compile(r"^(?:how (?:do|can|should|would) (?:i|we|you)|how to|como (?:creo|hago|agrego)|"
+_HOW_TO = re.compile(r"^[¿¡\s]*(?:how (?:do|can|should|would) (?:i|we|you)|how to|como (?:creo|hago|agrego)|"
                      r"comment (?:creer|ajouter|faire)|wie (?:erstelle|mache|kann)|como (?:faco|crio|adiciono)|"
-                     r"come (?:creo|faccio|aggiungo)|hoe (?:maak|voeg|kan|moet) ik)\b")
+                     r"come (?:creo|faccio|aggiungo)|hoe (?:maak|voeg|kan|moet) ik|"
+                     # the impersonal forms: "come si crea una tabella in SQLite?", "¿cómo se hace una tabla?"
+                     r"come si (?:crea|fa|aggiunge|inserisce)|como se (?:crea|hace|agrega|cria|faz|adiciona)|"
+                     r"comment (?:on )?(?:cree|fait|ajoute))\b")
 _COMPOUND_SUFFIXES = ("diagramme", "diagramm", "diagram", "grafiek", "chart", "plot", "graph", "karte", "kaart")
 # German and Dutch glue a qualifier to a format noun ("Übersichtstabelle", "Vergleichstabelle", "overzichtstabel",
 # "Releasezeitleiste"): the noun decides the format.
@@ -87,7 +95,8 @@ _FORMAT_SUFFIXES = (("tabellen", "table"), ("tabelle", "table"), ("tabel", "tabl
 _POST_FRAMES = re.compile(r"\b(?:which is better|better for|used for|good for|different from|differ from)\b")
 _TOPIC_PREP = frozenset("about on regarding sobre sur uber su sul sulla over".split())
 _TOPIC_NOUNS = frozenset("papers paper research articles article studies study work works".split())
-_CJK_MENTION_BEFORE = ("什么是", "何谓")
+# "怎么在Excel里做表格" (how do I make a table in Excel): how-to in a named tool, as English "how do I … in X"
+_CJK_MENTION_BEFORE = ("什么是", "何谓", "怎么在", "如何在", "怎样在")
 _CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに", "是用来", "用来做什么", "有什么用", "怎么看", "如何阅读",
                       "的意思", "的用途", "的作用", "の意味", "の使い方", "の読み方", "は何", "は何のため")
 
@@ -226,7 +235,8 @@ class _Index:
         for suffix in _COMPOUND_SUFFIXES:
             if word.endswith(suffix) and len(word) > len(suffix) + 2:
                 kind = self.joined.get(word[: -len(suffix)])
-                if kind is not None and kind.startswith("chart:"):
+                # ... and a network word glued to one is a graph ("Netzwerkgraph", "netwerkgrafiek")
+                if kind is not None and (kind.startswith("chart:") or kind == "graph"):
                     return kind
         for v in (word, *(word[:i] + word[i + 1:] for i in range(len(word)))):
             for cand in self.deletes.get(v, ()):
@@ -258,7 +268,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             # punctuation: "a timeline" is not a misspelt "atimeline".
             if kind is None and (n == 1 or not any(t in _ARTICLES or t in _CLAUSE_END for t in window)):
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
-                if kind is None and n <= 2:
+                # a spoken filler never takes part in a typo: "could you like plot …" is not a "line plot"
+                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS for t in window))):
                     kind = idx.fuzzy("".join(window), compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
@@ -288,6 +299,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     return out
 
 
+_FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 
 
@@ -319,7 +331,11 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
             return "refused"
         if not (tok in _ARTICLES or j in format_tokens or tok in ("or", "and", "nor", "o", "ou", "oder", "of",
                                                                    "en", "y", "e", "und", "need", "want",
-                                                                   "any", "quiero", "make", "i", "do", "a")):
+                                                                   "any", "quiero", "make", "i", "do", "a",
+                                                                   # want-verbs: "não quero tabela", "je ne veux pas de…"
+                                                                   "quero", "queria", "voglio", "veux", "will",
+                                                                   "mochte", "wil", "necesito", "preciso",
+                                                                   "brauche")):
             break
         j -= 1
     before = tokens[clause_start:start]

@@ -27,7 +27,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "tabela", "tabelas", "planilha", "tabular",
         "tabella", "tabelle", "tabellare",
         "tabel", "tabellen", "tabelvorm",
-        "表格", "一览表", "表形式", "一覧表", "表に", "表で", "表は", "表を", "表にまとめ",
+        "表格", "一览表", "表形式", "列成表", "做成表", "整理成表", "制成表", "一覧表", "表に", "表で", "表は", "表を", "表にまとめ",
     ),
     "timeline": (
         "timeline", "timelines", "time line", "chronology", "chronological", "chronologically",
@@ -187,7 +187,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "stream graph", "polar area", "dendrogram", "bump chart", "slope chart", "bullet chart", "hexbin",
         "dot plot", "sparkline", "radial bar", "alluvial", "pareto chart", "beeswarm", "icicle",
         "nightingale", "rose chart", "strip plot", "spline chart", "slope graph", "slopegraph", "parallel sets",
-        "parallel categories",
+        "parallel categories", "waffle chart", "waffle", "dumbbell chart", "dumbbell plot", "dumbbell",
+        "barbell chart", "gauge chart", "population pyramid", "pictogram chart",
     ),
 }
 
