@@ -39,6 +39,7 @@ class Run:
     latency: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     views: dict[int, ChunkView] = field(default_factory=dict)  # hydrated once per request
+    down: set[str] = field(default_factory=set)  # legs whose index was unavailable in this request
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def note(self, text: str) -> None:
@@ -59,6 +60,10 @@ class Refiner:
                 ranked, _ = self._run_legs(plan, f"{query} {' '.join(terms)}", ("keyword",), run, "prf.")
                 fused = fuse_runs([fused, self._fuse(dataclasses.replace(plan, profile="keyword"), query, ranked)],
                                   k=plan.rrf_k)
+        elif plan.rewrite == "rocchio" and fused and "keyword" in run.down:
+            # feedback was planned for both text legs; with the keyword index down the vector leg answers alone,
+            # exactly as a vector-only plan would (which never moves its own query)
+            run.note("rewrite rocchio skipped: the keyword leg did not run")
         elif plan.rewrite == "rocchio" and fused:
             top = self._hits(fused[:ROCCHIO_DOCS], run)
             vectors = [v for v in (self._chunk_vector(h) for h in top) if v is not None]

@@ -244,6 +244,7 @@ class Retriever(Refiner):
                 page = self.store.keyword_search(query, f, depth, 0)
             except IndexUnavailable as exc:  # damaged or rebuilding: the vector leg answers alone, and says so
                 run.note(f"keyword index unavailable, vector leg only: {exc.message}")
+                run.down.add("keyword")
                 return [], False
             return list(page.hits), page.has_more
 
