@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..errors import InvalidInput
 from ..types import TableResult
 
 __all__ = [
@@ -87,6 +88,11 @@ def quality_tier(items: int, sources: int) -> Tier:
 
 def windows(as_of: dt.date, horizon_days: int) -> tuple[Window, tuple[Window, ...]]:
     """The latest window (ending ``as_of``) and the baseline windows of the same length before it."""
+    reach = (BASELINE_WINDOWS + 1) * horizon_days
+    if (as_of - dt.date.min).days < reach:
+        raise InvalidInput(f"as_of {as_of.isoformat()} leaves no room for {BASELINE_WINDOWS} baseline windows of "
+                           f"{horizon_days} days before it", details={"field": "as_of"})
+
     def nth(k: int) -> Window:
         end = as_of - dt.timedelta(days=k * horizon_days)
         return Window(end - dt.timedelta(days=horizon_days - 1), end)
