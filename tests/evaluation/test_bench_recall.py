@@ -13,7 +13,9 @@ def test_copies_are_counted_apart_and_recall_is_against_exact() -> None:
     rng = np.random.default_rng(1)
     m = rng.standard_normal((300, 16)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
-    out = bench_recall(m, m[:10], copies=3, sigma=0.01)
+    # one build thread: a parallel build inserts in a different order each run, and now and then such a graph
+    # missed 3 of 100 neighbours even at the widest ef (seen in CI); one thread builds the same graph every run
+    out = bench_recall(m, m[:10], copies=3, sigma=0.01, threads=1)
     assert (out["vectors"], out["real_vectors"], out["perturbed_copies"]) == (900, 300, 600)
     assert set(out["hnsw"]) == {str(ef) for ef in EF_SWEEP}
     assert out["hnsw"][str(EF_SWEEP[-1])]["recall_at_10"] == 1.0
