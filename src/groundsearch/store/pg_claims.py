@@ -40,19 +40,7 @@ class VectorClaims:
     def acquire(self, keys: Sequence[int]) -> list[int]:
         """Claim what no other embedder holds, and keep only chunks still pending once claimed (another
         embedder may have stored their vectors between our listing and our claim)."""
-        if not keys:
-            return []
-        rows = self._conn.execute(
-            f"SELECT k FROM unnest(%(k)s::bigint[]) AS k WHERE pg_try_advisory_lock({CLAIM_SPACE}, {_OBJ})",
-            {"k": list(map(int, keys))}).fetchall()
-        held = [int(r[0]) for r in rows]
-        if not held:
-            return []
-        pending = {int(r[0]) for r in self._conn.execute(
-            "SELECT c.pk FROM chunks c WHERE c.pk = ANY(%(k)s) AND NOT EXISTS "
-            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk)", {"k": held}).fetchall()}
-        self.release([k for k in held if k not in pending])
-        return sorted(pending)
+        return self._claim(keys, CLAIM_SPACE, "SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk", {})
 
     def release(self, keys: Sequence[int], space: int = CLAIM_SPACE) -> None:
         if keys:
@@ -62,22 +50,28 @@ class VectorClaims:
     def acquire_sentences(self, keys: Sequence[int], model: str) -> list[int]:
         """As :meth:`acquire`, for a chunk's sentence vectors from ``model``; release with
         :meth:`release_sentences`."""
+        return self._claim(keys, SENTENCE_SPACE,
+                           "SELECT 1 FROM chunk_sentences s WHERE s.chunk_pk = c.pk AND s.model = %(m)s", {"m": model})
+
+    def release_sentences(self, keys: Sequence[int]) -> None:
+        self.release(keys, SENTENCE_SPACE)
+
+    def _claim(self, keys: Sequence[int], space: int, done: str, params: dict[str, str]) -> list[int]:
+        """Lock in ``space`` whatever no one else holds, then release the claimed keys ``done`` (a subquery over
+        chunk ``c``) says are finished: the work left to this embedder."""
         if not keys:
             return []
         rows = self._conn.execute(
-            f"SELECT k FROM unnest(%(k)s::bigint[]) AS k WHERE pg_try_advisory_lock({SENTENCE_SPACE}, {_OBJ})",
+            f"SELECT k FROM unnest(%(k)s::bigint[]) AS k WHERE pg_try_advisory_lock({int(space)}, {_OBJ})",
             {"k": list(map(int, keys))}).fetchall()
         held = [int(r[0]) for r in rows]
         if not held:
             return []
         pending = {int(r[0]) for r in self._conn.execute(
-            "SELECT c.pk FROM chunks c WHERE c.pk = ANY(%(k)s) AND NOT EXISTS (SELECT 1 FROM chunk_sentences s "
-            "WHERE s.chunk_pk = c.pk AND s.model = %(m)s)", {"k": held, "m": model}).fetchall()}
-        self.release_sentences([k for k in held if k not in pending])
+            f"SELECT c.pk FROM chunks c WHERE c.pk = ANY(%(k)s) AND NOT EXISTS ({done})",
+            {"k": held, **params}).fetchall()}
+        self.release([k for k in held if k not in pending], space)
         return sorted(pending)
-
-    def release_sentences(self, keys: Sequence[int]) -> None:
-        self.release(keys, SENTENCE_SPACE)
 
     def close(self) -> None:
         self._conn.close()  # ends the session: whatever it still holds is released with it
