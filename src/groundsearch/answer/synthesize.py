@@ -159,10 +159,9 @@ def _written(llm: LLM, messages: list[ChatMessage], max_tokens: int, deadline_s:
                 break
     finally:
         replies.close()  # stops decoding on the server
-    # a stream closed early never reaches its own charge: the tokens decoded so far are charged here (the
-    # prompt estimated at 4 characters a token, as the client does when a server sends no usage)
+    # a stream closed early never reaches its own charge: the tokens decoded so far are charged here
     late = Completion(text="".join(pieces), model=getattr(llm, "name", ""), finish_reason="deadline",
-                      prompt_tokens=(sum(len(m.content) for m in messages) + 3) // 4, completion_tokens=len(pieces))
+                      prompt_tokens=metering.estimated_prompt_tokens(messages), completion_tokens=len(pieces))
     metering.charge(late)
     return late
 

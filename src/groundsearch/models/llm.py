@@ -140,13 +140,9 @@ class OpenAICompatLLM:
             # the body must arrive within the timeout of the headers, however it trickles (models/watchdog.py)
             with StallWatchdog(response, self._timeout_s) as dog:
                 response.read()
-        except httpx.TimeoutException:
-            raise LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"}) from None
         except httpx.TransportError as exc:
-            if dog is not None and dog.expired:
-                raise LLMError(f"{where} timed out after {self._timeout_s:g} s without finishing its answer",
-                               details={"kind": "timeout"}) from None
-            raise LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"}) from None
+            raise self._transport_failure(where, exc, dog, f"timed out after {self._timeout_s:g} s without "
+                                          f"finishing its answer") from None
         finally:
             if dog is not None:
                 response.close()
@@ -156,6 +152,15 @@ class OpenAICompatLLM:
                 details={"kind": "http", "status": response.status_code},
             )
         return response
+
+    def _transport_failure(self, where: str, exc: httpx.TransportError, dog: StallWatchdog | None,
+                           stalled: str) -> LLMError:
+        """httpx's own timeout, the stall watchdog closing the response (``stalled`` says how), or no endpoint."""
+        if isinstance(exc, httpx.TimeoutException):
+            return LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"})
+        if dog is not None and dog.expired:
+            return LLMError(f"{where} {stalled}", details={"kind": "timeout"})
+        return LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"})
 
     @property
     def dialect(self) -> Dialect:
@@ -280,22 +285,17 @@ class OpenAICompatLLM:
                         if delta.get("content"):
                             content.append(delta["content"])
                             yield delta["content"]
-        except httpx.TimeoutException:
-            raise LLMError(f"{where} timed out after {self._timeout_s:g} s", details={"kind": "timeout"}) from None
         except httpx.TransportError as exc:
-            if dog is not None and dog.expired:
-                raise LLMError(f"{where} sent no answer for {self._timeout_s:g} s (timed out)",
-                               details={"kind": "timeout"}) from None
-            raise LLMError(f"{where} is unreachable ({exc})", details={"kind": "unreachable"}) from None
+            raise self._transport_failure(where, exc, dog, f"sent no answer for {self._timeout_s:g} s "
+                                          f"(timed out)") from None
         except (SSEError, json.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
             raise LLMError(f"{where} sent a stream that is not chat-completion chunks ({exc})",
                            details={"kind": "http"}) from None
         message = {"content": "".join(content), "tool_calls": [calls[i] for i in sorted(calls)]}
         found, text = calls_from_message(message, [t["function"]["name"] for t in tools or ()])
-        prompt_chars = sum(len(m.content) for m in messages)
         completion = Completion(
             text=text, model=model, finish_reason=finish,
-            prompt_tokens=int(usage.get("prompt_tokens") or (prompt_chars + 3) // 4),
+            prompt_tokens=int(usage.get("prompt_tokens") or metering.estimated_prompt_tokens(messages)),
             completion_tokens=int(usage.get("completion_tokens") or len(content) + len(calls)),
             tool_calls=found,
         )

@@ -12,16 +12,16 @@ not metered.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LLMError
-from .base import Completion
+from .base import ChatMessage, Completion
 
-__all__ = ["Meter", "allow", "charge", "cost_usd", "metered", "stage"]
+__all__ = ["Meter", "allow", "charge", "cost_usd", "estimated_prompt_tokens", "metered", "stage"]
 
 _CURRENT: ContextVar[tuple[Meter, str] | None] = ContextVar("groundsearch_meter", default=None)
 
@@ -119,6 +119,12 @@ def stage(name: str) -> Iterator[None]:
 def allow(max_tokens: int) -> int:
     current = _CURRENT.get()
     return max_tokens if current is None else current[0].allow(max_tokens)
+
+
+def estimated_prompt_tokens(messages: Sequence[ChatMessage]) -> int:
+    """A prompt's tokens at 4 characters a token: what is charged when the server reports no usage (a streamed
+    reply from llama.cpp's Python server, or a stream closed before its last chunk)."""
+    return (sum(len(m.content) for m in messages) + 3) // 4
 
 
 def charge(completion: Completion) -> None:
