@@ -256,6 +256,7 @@ class Retriever(Refiner):
                 page = self.store.vector_search(vec, f, depth, 0)
             except IndexUnavailable as exc:
                 run.note(f"vector index unavailable, keyword leg only: {exc.message}")
+                run.down.add("vector")
                 return [], False
             return list(page.hits), page.has_more
 
