@@ -300,6 +300,10 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
 
 
 _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
+# Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
+# de…"): conjunctions and the want-verbs of the nine languages.
+_REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
+    voglio veux will mochte wil necesito preciso brauche""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 
 
@@ -329,13 +333,7 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
         if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations_ending.get(tok, ())
                if j - len(n) + 1 >= clause_start):
             return "refused"
-        if not (tok in _ARTICLES or j in format_tokens or tok in ("or", "and", "nor", "o", "ou", "oder", "of",
-                                                                   "en", "y", "e", "und", "need", "want",
-                                                                   "any", "quiero", "make", "i", "do", "a",
-                                                                   # want-verbs: "não quero tabela", "je ne veux pas de…"
-                                                                   "quero", "queria", "voglio", "veux", "will",
-                                                                   "mochte", "wil", "necesito", "preciso",
-                                                                   "brauche")):
+        if not (tok in _ARTICLES or j in format_tokens or tok in _REFUSAL_REACH):
             break
         j -= 1
     before = tokens[clause_start:start]
