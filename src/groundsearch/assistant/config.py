@@ -119,6 +119,12 @@ class Assistant:
     signal_patterns: Mapping[str, tuple[re.Pattern[str], ...]]
 
     @property
+    def guarded_prompt(self) -> str:
+        """The system prompt as the leak guard compares replies with it: the fallback text is in it on purpose,
+        and saying that verbatim is not a leak."""
+        return self.system_prompt.replace(self.fallback_text, " ")
+
+    @property
     def fields(self) -> tuple[str, ...]:
         """Every retrieval and qualification field: the one enum ``ask_discovery_question`` takes."""
         return (*self.retrieval_fields, *self.signals)

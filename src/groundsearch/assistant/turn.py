@@ -179,7 +179,7 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
         with metered(meter, "chat"):
             _take(llm.complete(messages, max_tokens=max_tokens, tools=offered), assistant, dossier, handoff, tools, out)
         return None
-    system = assistant.system_prompt.replace(assistant.fallback_text, " ")
+    system = assistant.guarded_prompt
     allowed = _allowed(dossier, text)
     streamed = yield from stream_reply(
         iter(llm.stream(messages, max_tokens=max_tokens, tools=offered)), meter=meter, auditor=paragraphs,
@@ -300,8 +300,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                            url_health=engine.url_health(tenant), max_rerolls=settings.auditor.max_rerolls)
         final = audit.get("text", "")
         streamed = False  # the reader saw the model's text: one whole-reply audit event replaces it
-    # the fallback text is in the system prompt on purpose: saying it verbatim is not a leak
-    if out.leaked or leaks(final, current.system_prompt.replace(current.fallback_text, " ")):
+    if out.leaked or leaks(final, current.guarded_prompt):
         final = WITHHELD
         audit = {**audit, "text": WITHHELD, "guard": "the reply repeated the system prompt; withheld"}
         streamed = False
