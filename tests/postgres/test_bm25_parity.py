@@ -45,7 +45,7 @@ def corpus(n_items: int = 150) -> list[ItemWrite]:
 @pytest.fixture(scope="module")
 def both(postgres_database, tmp_path_factory: pytest.TempPathFactory):
     writes = corpus()
-    pg = PostgresStore.open(postgres_database(), dim=8)
+    pg = PostgresStore.open(postgres_database(), dim=8, keyword_leg="sql")
     lite = SQLiteStore.open(Path(tmp_path_factory.mktemp("lite")), dim=8)
     for store in (pg, lite):
         store.upsert(writes[:100])

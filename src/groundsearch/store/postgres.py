@@ -49,7 +49,7 @@ _CHUNK_COLS = "c.id, c.item_id, c.position, c.body, c.heading_path, c.entities"
 class PostgresStore:
     """Store protocol on Postgres. Thread-safe: every call borrows a pooled connection."""
 
-    def __init__(self, dsn: str, dim: int, pool: ConnectionPool, keyword_leg: KeywordLeg = "sql",
+    def __init__(self, dsn: str, dim: int, pool: ConnectionPool, keyword_leg: KeywordLeg = "local",
                  keyword_dir: Path | None = None) -> None:
         self.dim = dim
         self._dsn = dsn
@@ -61,7 +61,7 @@ class PostgresStore:
 
     # ---- lifecycle ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True, keyword_leg: KeywordLeg = "sql",
+    def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True, keyword_leg: KeywordLeg = "local",
              keyword_dir: Path | None = None) -> PostgresStore:
         """Connect, migrate (unless ``migrate=False``), check the schema and the vector dimension.
         ``keyword_leg`` picks the BM25 implementation; ``keyword_dir`` holds the local one's index (default: a
