@@ -226,6 +226,18 @@ def test_a_tool_call_cut_off_in_text_is_not_shown_as_the_reply(engine) -> None:
     engine.llm = ScriptedLLM([said('{"name": "ask_discovery_question", "arguments": {"signal": "product", "quest')])
     answer = turn(engine, "What did Atlas 2.0 add?")
     assert not answer["reply"].startswith("{") and "[" in answer["reply"]  # the extractive answer, cited
+    # a fenced call naming no tool, then pasted evidence (the 0.5B model, session 4): no reply either
+    engine.llm = ScriptedLLM([said('```json\n{"name": "groundsearch", "arguments": {"signal": "x"}}\n```\n\n'
+                                   "[1] Scaling out: Postgres + pgvector")])
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert "```" not in answer["reply"] and "groundsearch\"" not in answer["reply"] and "[" in answer["reply"]
+
+
+def test_a_reply_of_citation_numbers_alone_is_no_reply(engine) -> None:
+    engine.llm = ScriptedLLM([said("[1]. [2] [3]")])  # what the 0.5B model wrote when shown "like this: [1]."
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert answer["reply"] != "[1]. [2] [3]" and "Atlas" in answer["reply"]  # the extractive answer, cited
+    assert answer["mode"] == "llm"
 
 
 class _MeteredScript(ScriptedLLM):

@@ -28,6 +28,7 @@ from .config import Assistant, assistants_from
 from .dossier import Dossier, dossier_stream
 from .guard import WITHHELD_SOURCE, echoes, leaks, withhold_instructions
 from .render import render
+from .streaming import JSON_OPENERS
 from .streaming import paragraphs as split_paragraphs
 from .streaming import stream_reply
 from .tools import RENDER_TOOLS, accept_discovery, handoff_decision, turn_tools
@@ -38,12 +39,17 @@ if TYPE_CHECKING:
 __all__ = ["ALL_TENANTS_SCOPE", "WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_CITATION = re.compile(r"\[\d{1,3}\]")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
 # What the model reads of the dossier: enough to answer from, short enough that a 0.5B CPU model's prompt
 # stays near 1,000 tokens (prompt evaluation dominates its latency, MODELS.md: ~170 tok/s on an idle box).
 SOURCE_CHARS_FOR_MODEL = 260
 SOURCES_FOR_MODEL = 3
 PRIOR_REPLY_CHARS = 240
+# Measured on the 0.5B model (BENCHMARKS.md, "Session 4"): this wording gave prose in 5/5 turns; asking for the
+# citation format by example ("like this: [1].") gave bare "[1]. [2] [3]", and "cite its source number in square
+# brackets" gave JSON and pasted evidence.
 ANSWER_INSTRUCTION = ("Answer the question in at most three short sentences of plain prose, using only the evidence "
                       "above and citing it as [n].")
 
@@ -142,8 +148,12 @@ def _take(completion: Completion, assistant: Assistant, dossier: Dossier, handof
     out.mode = "llm"
     # the 0.5B model tends to copy the tool message's withheld-text marker into its prose: it says nothing
     out.text = completion.text.replace(WITHHELD_SOURCE, "").strip()
-    if out.text.startswith('{"name"'):
-        out.text = ""  # a tool call cut off by max_tokens (seen with the 0.5B model): JSON is no reply; answer offline
+    if out.text.startswith(JSON_OPENERS):
+        # a tool call cut off by max_tokens, or one naming no tool (both seen with the 0.5B model), with whatever
+        # it pasted after it: text that opens as JSON is no reply (the stream never showed it); answer offline
+        out.text = ""
+    if not _WORD.search(_CITATION.sub("", out.text)):
+        out.text = ""  # citation numbers alone ("[1]. [2] [3]", seen with the 0.5B model) say nothing: answer offline
     names = {t["function"]["name"] for t in offered}
     for c in completion.tool_calls:
         record = {"name": c.name, "arguments": c.arguments, "by": "model"}
