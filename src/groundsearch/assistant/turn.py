@@ -205,18 +205,19 @@ def _respond_llm(engine: Engine, assistant: Assistant, dossier: Dossier, text: s
 
 
 def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None, tenant: str = "",
-             search_tenant: str | None = None, assistant: str | None = None) -> Iterator[Event]:
-    """Run one turn. ``tenant`` keys the conversation (the caller's own tenant); ``search_tenant`` is what
-    retrieval may see (``None``: every tenant, for the local user and the operator), exactly as for search.
-    A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` whatever ``tenant`` says: it holds
-    every tenant's text, so it must not be readable by the default tenant (``groundsearch.scope``).
+             search_tenant: str | None = None, assistant: str | None = None, owner: str = "") -> Iterator[Event]:
+    """Run one turn. ``tenant`` and ``owner`` (the caller's own tenant and key) key the conversation;
+    ``search_tenant`` is what retrieval may see (``None``: every tenant, for the local user and the operator),
+    exactly as for search. A turn that searches every tenant is kept under ``ALL_TENANTS_SCOPE`` with owner
+    ``''`` whatever ``tenant`` and ``owner`` say: it holds every tenant's text, so it must not be readable by the
+    default tenant (``groundsearch.scope``), and every-tenant callers share their conversations.
 
     A turn leaves one telemetry record like a search (surface ``chat``; the query kept only as a keyed hash
     unless raw text is opted in), and its model calls, rerolls included, spend one request token budget."""
     text = _message(message)
-    tenant = ALL_TENANTS_SCOPE if search_tenant is None else tenant
-    events = _turn(engine, text, conversation_id=conversation_id, tenant=tenant, search_tenant=search_tenant,
-                   assistant=assistant)
+    tenant, owner = (ALL_TENANTS_SCOPE, "") if search_tenant is None else (tenant, owner)
+    events = _turn(engine, text, conversation_id=conversation_id, tenant=tenant, owner=owner,
+                   search_tenant=search_tenant, assistant=assistant)
     if engine.recorder is None:
         yield from events
         return
@@ -224,21 +225,21 @@ def run_turn(engine: Engine, message: str, *, conversation_id: str | None = None
                                        request_id=uuid.uuid4().hex)
 
 
-def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str, search_tenant: str | None,
-          assistant: str | None) -> Iterator[Event]:
+def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str, owner: str,
+          search_tenant: str | None, assistant: str | None) -> Iterator[Event]:
     started = time.perf_counter()
     cid = _conversation_id(conversation_id)
     settings = engine.settings
     assistants = assistants_from(settings)
     store = engine.conversations
-    conversation = store.load(tenant, cid)
+    conversation = store.load(tenant, cid, owner=owner)
     state: dict[str, Any] = dict(conversation.state) if conversation else {}
     name = conversation.assistant if conversation else (assistant or settings.chat.default_assistant)
     if name not in assistants:
         raise InvalidInput(f"unknown assistant {name!r}; configured assistants are {sorted(assistants)}",
                            details={"field": "assistant"})
     current = assistants[name]
-    prior = store.turns(tenant, cid, limit=settings.chat.prompt_turns) if conversation else []
+    prior = store.turns(tenant, cid, limit=settings.chat.prompt_turns, owner=owner) if conversation else []
 
     dossier = yield from dossier_stream(engine, current, text, state, tenant=search_tenant,
                                         sources_max=settings.chat.sources)
@@ -335,7 +336,8 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     next_assistant = out.handoff["target"] if out.handoff else name
     turn = StoredTurn(seq=0, user=text, reply=final, assistant=name, dossier=dossier.as_dict(), audit=audit,
                       tools=tuple(out.tools))
-    saved = store.append_turn(tenant, cid, next_assistant, new_state, turn, settings.chat.keep_turns)
+    saved = store.append_turn(tenant, cid, next_assistant, new_state, turn, settings.chat.keep_turns,
+                              owner=owner)
     yield Event("reply", {"text": final, "mode": out.mode, "render": out.blocks, "assistant": name,
                           "tools": out.tools, "audit": audit})
     yield Event("complete", {"conversation_id": cid, "turn": new_state["turns"], "assistant": saved.assistant,
@@ -364,12 +366,12 @@ def fold_chat(events: Iterable[Event]) -> dict[str, Any]:
     return out
 
 
-def history(engine: Engine, conversation_id: str, *, tenant: str) -> dict[str, Any]:
-    """``GET /api/chat/{id}``: the stored conversation, or ``NotFound`` (also for another tenant's id)."""
-    conversation = engine.conversations.load(tenant, _conversation_id(conversation_id))
+def history(engine: Engine, conversation_id: str, *, tenant: str, owner: str = "") -> dict[str, Any]:
+    """``GET /api/chat/{id}``: the stored conversation, or ``NotFound`` (also for another tenant's or key's id)."""
+    conversation = engine.conversations.load(tenant, _conversation_id(conversation_id), owner=owner)
     if conversation is None:
         raise NotFound(f"no conversation with id {conversation_id!r}", details={"id": conversation_id})
-    turns = engine.conversations.turns(tenant, conversation.id)
+    turns = engine.conversations.turns(tenant, conversation.id, owner=owner)
     return {"conversation_id": conversation.id, "assistant": conversation.assistant, "state": dict(conversation.state),
             "created_at": conversation.created_at, "updated_at": conversation.updated_at,
             "turns": [{"seq": t.seq, "user": t.user, "reply": t.reply, "assistant": t.assistant,
@@ -377,7 +379,7 @@ def history(engine: Engine, conversation_id: str, *, tenant: str) -> dict[str, A
                        "created_at": t.created_at} for t in turns]}
 
 
-def forget(engine: Engine, conversation_id: str, *, tenant: str) -> None:
-    """``DELETE /api/chat/{id}``: remove every trace, or ``NotFound`` when the tenant has no such conversation."""
-    if not engine.conversations.delete(tenant, _conversation_id(conversation_id)):
+def forget(engine: Engine, conversation_id: str, *, tenant: str, owner: str = "") -> None:
+    """``DELETE /api/chat/{id}``: remove every trace, or ``NotFound`` when this caller has no such conversation."""
+    if not engine.conversations.delete(tenant, _conversation_id(conversation_id), owner=owner):
         raise NotFound(f"no conversation with id {conversation_id!r}", details={"id": conversation_id})
