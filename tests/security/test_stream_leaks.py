@@ -4,7 +4,7 @@ The stream forwards the model's text as ``token`` events while it writes, holdin
 out to be a tool call (``assistant/streaming.visible``). The tool-call reader (``models/tool_calls``) accepts more
 shapes than the hold-back knew: a bare fence around a call. Whatever the reader takes as a call must never have
 been shown to the reader of the stream — its arguments are the model's internal work (a rationale it gives
-for a handoff, the source numbers it renders), not the reply.
+for a handoff, the question it proposes), not the reply.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.api.live import serve
 
 from .conftest import Server, open_engine, upload
 
-CALL = {"name": "render_evidence_card", "arguments": {"source": 1}}
+CALL = {"name": "ask_discovery_question", "arguments": {"signal": "product", "question": "QZX which operator runs it?"}}
 
 
 @pytest.fixture(scope="module")
@@ -80,5 +80,5 @@ def test_attack_a_tool_call_written_as_text_never_streams_as_tokens(streaming: S
     shown = "".join(e["text"] for n, e in events if n == "token")
     assert [n for n, _ in events][-1] == "complete", events[-3:]
     reply = next(e for n, e in events if n == "reply")
-    assert any(t.get("name") == "render_evidence_card" for t in reply["tools"]), reply["tools"]  # it was a call
-    assert "render_evidence_card" not in shown and '"arguments"' not in shown, shown
+    assert any(t["name"] == CALL["name"] and t["by"] == "model" for t in reply["tools"]), reply["tools"]  # a call
+    assert CALL["name"] not in shown and '"arguments"' not in shown and "QZX" not in shown, shown

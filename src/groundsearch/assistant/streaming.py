@@ -22,13 +22,14 @@ from ..types import Event
 from .audit_adapter import ParagraphAuditor
 from .guard import WITHHELD_SOURCE
 
-__all__ = ["Streamed", "paragraphs", "stream_reply", "visible"]
+__all__ = ["JSON_OPENERS", "Streamed", "paragraphs", "stream_reply", "visible"]
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 # Text the reader must never see mid-stream: a tool call the model writes as text (Hermes tags, or a bare JSON
 # object — the bundled 0.5B model does both) and the tool message's withheld-text marker it tends to copy.
 _TOOL_TAG = "<tool_call>"
 _HELD_TAILS = (_TOOL_TAG, WITHHELD_SOURCE)
+JSON_OPENERS = ("{", "```json")  # a final reply opening so is no reply (assistant/turn.py)
 _FENCES = ("```json", "```")  # the fences models/tool_calls strips before reading bare objects, in its order
 
 
