@@ -7,7 +7,7 @@ temporary directory, fed from Postgres exactly as the embedded one is fed from S
 the same documents, the same analyser, the same filter compilation, hence the same scores and pages.
 
 Freshness: every write transaction numbers itself in ``corpus_stats.log_seq`` (commit-ordered, see
-migration 0006) and logs the chunk keys it added or removed in ``keyword_log``. Before each search the
+migration 0007) and logs the chunk keys it added or removed in ``keyword_log``. Before each search the
 leg reads ``log_seq`` (one primary-key read) and, when it is ahead of what the index applied, replays the
 keys logged since — drop each from the index, re-add it if Postgres still holds it — in one REPEATABLE
 READ snapshot. So a write committed on any worker is seen by the next search on every worker.
