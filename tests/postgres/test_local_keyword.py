@@ -20,7 +20,7 @@ from groundsearch.store.sqlite import SQLiteStore
 from groundsearch.types import Chunk, Item, ItemWrite, SearchFilter
 from tests.hits import chunk_ids, item_ids, scores_by_chunk
 
-from .test_bm25_parity import QUERIES, corpus
+from .test_bm25_parity import QUERIES, corpus, load
 
 DIM = 8
 
@@ -57,9 +57,7 @@ def three(postgres_database, tmp_path_factory: pytest.TempPathFactory):
     local = PostgresStore.open(dsn, dim=DIM, keyword_leg="local")
     sql = PostgresStore.open(dsn, dim=DIM, keyword_leg="sql")
     lite = SQLiteStore.open(Path(tmp_path_factory.mktemp("lite")), dim=DIM)
-    for store in (local, lite):
-        store.upsert(writes[:100])
-        store.upsert(writes[100:])
+    load((local, lite), writes)
     yield local, sql, lite
     local.close()
     sql.close()

@@ -33,6 +33,7 @@ import psycopg
 
 from ..errors import IndexUnavailable
 from ..types import SearchFilter
+from .index_check import verify_files
 from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
 from .pg_codec import decode_fields
 from .pg_codec import decode_text as dec
@@ -104,6 +105,11 @@ class LocalKeywordLeg:
         index = self._fresh(top)
         try:
             keys, scores = index.search(terms, f, limit, offset)
+            if not keys and offset == 0 and (problem := verify_files(self.path)) is not None:
+                # zeroed postings can decode as "no match" instead of failing (seen in the damage test); an
+                # empty page is rare, so it pays for checking every file's checksum
+                index.damaged = f"the local keyword index at {self.path} is damaged: {problem}"
+                raise IndexUnavailable(index.damaged)
         except IndexUnavailable:
             if index.damaged is None:
                 raise  # that search's failure alone, on files that verify: no reason to rebuild
