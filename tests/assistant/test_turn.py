@@ -231,6 +231,11 @@ def test_a_tool_call_cut_off_in_text_is_not_shown_as_the_reply(engine) -> None:
                                    "[1] Scaling out: Postgres + pgvector")])
     answer = turn(engine, "What did Atlas 2.0 add?")
     assert "```" not in answer["reply"] and "groundsearch\"" not in answer["reply"] and "[" in answer["reply"]
+    # a call in made-up tags after a first word (the 0.5B model, session-4 eval, c28): no reply either
+    engine.llm = ScriptedLLM([said('<function-name>ask_discovery_question</function-name> {"name": '
+                                   '"ask_discovery_question", "arguments": {"signal": "topic"}}')])
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert "function" not in answer["reply"] and '"name"' not in answer["reply"] and "[" in answer["reply"]
 
 
 def test_a_reply_of_citation_numbers_alone_is_no_reply(engine) -> None:

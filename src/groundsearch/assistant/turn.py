@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["ALL_TENANTS_SCOPE", "WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_CALL_TEXT = re.compile(r'\{\s*"name"\s*:|</?function|<tool_call>')  # a tool call written into the prose
 _CITATION = re.compile(r"\[\d{1,3}\]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 WITHHELD = "I can't share my instructions, but I'm glad to help with your question."
@@ -148,9 +149,9 @@ def _take(completion: Completion, assistant: Assistant, dossier: Dossier, handof
     out.mode = "llm"
     # the 0.5B model tends to copy the tool message's withheld-text marker into its prose: it says nothing
     out.text = completion.text.replace(WITHHELD_SOURCE, "").strip()
-    if out.text.startswith(JSON_OPENERS):
-        # a tool call cut off by max_tokens, or one naming no tool (both seen with the 0.5B model), with whatever
-        # it pasted after it: text that opens as JSON is no reply (the stream never showed it); answer offline
+    if out.text.startswith(JSON_OPENERS) or _CALL_TEXT.search(out.text):
+        # a tool call cut off by max_tokens, one naming no tool, one wrapped in made-up tags mid-text (all seen
+        # with the 0.5B model), with whatever it pasted around it: no reply; answer offline
         out.text = ""
     if not _WORD.search(_CITATION.sub("", out.text)):
         out.text = ""  # citation numbers alone ("[1]. [2] [3]", seen with the 0.5B model) say nothing: answer offline
