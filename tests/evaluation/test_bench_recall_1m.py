@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groundsearch.evaluation.bench_recall_1m import build_store, sweep_store, tie_aware_recall
+from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store, tie_aware_recall
 from groundsearch.evaluation.recall_corpus import derived_corpus, exact_truth, nn_profile, write_corpus
 
 
@@ -65,3 +65,13 @@ def test_store_sweep_uses_the_stores_graph_and_exact_truth(tmp_path: Path) -> No
     # at ef 512 over 1,200 rows the beam covers nearly everything: recall must be (close to) exact
     assert out["ef"]["512"]["k10"]["recall_at_10"] >= 0.95
     assert 0.0 < out["ef"]["16"]["k10"]["recall_at_10"] <= out["ef"]["512"]["k10"]["recall_at_10"]
+
+
+def test_graph_sweep_restores_the_saved_graph_through_the_stores_path(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    rows, origin = derived_corpus(_clustered(rng, 300), 1_000, sigma=0.02, seed=0)
+    write_corpus(tmp_path, rows, origin, _clustered(rng, 10), ["t"] * 300, {"rows": 1_000})
+    assert build_graph(tmp_path, exact_max=200)["rows"] == 1_000
+    out = sweep_graph(tmp_path, efs=(512,), depths=(10, 100), exact_max=200, queries=10)
+    assert out["store_default_ef"] == 128  # restored with the store's ef, not usearch's default 64
+    assert out["ef"]["512"]["k10"]["recall_at_10"] >= 0.95 and out["ef"]["512"]["k100"]["recall_at_10"] >= 0.95

@@ -23,17 +23,17 @@ import json
 import os
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .bench_recall import TIE_EPS
-from .bench_store import _timing, hybrid_page
+from .bench_store import _timing, time_hybrid
 from .recall_corpus import load_corpus, real_queries
 
-__all__ = ["tie_aware_recall"]
+__all__ = ["build_graph", "build_store", "sweep_graph", "sweep_store", "tie_aware_recall"]
 
 EF_SWEEP = (64, 128, 192, 256, 384, 512)
 DIM = 384
@@ -84,6 +84,81 @@ def build_store(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
     return out
 
 
+def _vector_index(root: Path, vectors: np.ndarray, exact_max: int):  # noqa: ANN202
+    """The store's own ``VectorIndex`` over the corpus (chunk key = row + 1), its graph directory under ``root``."""
+    from ..store.vectors import NO_DATE, VectorIndex, VectorRows
+
+    index = VectorIndex(DIM, exact_max, root / "graph")
+    for start in range(0, len(vectors), 100_000):
+        rows = np.arange(start, min(len(vectors), start + 100_000), dtype=np.int64)
+        index.append(VectorRows(keys=rows + 1, vectors=np.asarray(vectors[start : start + len(rows)]),
+                                item_rowids=rows + 1, collections=["recall"] * len(rows),
+                                statuses=["published"] * len(rows), superseded=np.zeros(len(rows), dtype=bool),
+                                tenants=[""] * len(rows), date_ords=np.full(len(rows), NO_DATE, dtype=np.int32)))
+    index.applied_seq = 1
+    return index
+
+
+def build_graph(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
+    """The graph as the store builds it (``VectorIndex.ensure_graph``: int8, connectivity 16, expansion_add 64,
+    every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it."""
+    vectors = load_corpus(root)["vectors"]
+    index = _vector_index(root, vectors, exact_max)
+    started = time.perf_counter()
+    index.ensure_graph()
+    build_s = time.perf_counter() - started
+    index.checkpoint(force=True)
+    out = {"rows": index.live, "graph_seconds": round(build_s, 1), "load": os.getloadavg()}
+    (root / "graph-build.json").write_text(json.dumps(out))
+    return out
+
+
+def sweep_graph(root: Path, efs: tuple[int, ...] = EF_SWEEP, depths: tuple[int, ...] = (10, 100), *,
+                exact_max: int = 200_000, queries: int = SAMPLE) -> dict[str, Any]:
+    """Recall@10 and latency of ``VectorIndex.search`` (graph candidates re-scored exactly) per ``ef``."""
+    from ..types import SearchFilter
+
+    corpus = load_corpus(root)
+    started = time.perf_counter()
+    index = _vector_index(root, corpus["vectors"], exact_max)
+    index.attach_hnsw(lambda seq: [], lambda seq: True)  # the store's restore path: checksum, then the graph
+    assert index.uses_hnsw and index.repair is None, index.repair
+    graph = index._hnsw
+    out: dict[str, Any] = {"open_seconds": round(time.perf_counter() - started, 1),
+                           "store_default_ef": graph.expansion_search, "load_before": os.getloadavg()[0]}
+    mask = index.mask(SearchFilter())
+    pick = _sample(len(corpus["queries"]), queries)
+    out["queries"] = len(pick)
+    out["ef"] = sweep(graph, efs, depths, corpus, pick, lambda q, depth: index.search(q, mask, depth)[1])
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def sweep(graph, efs: tuple[int, ...], depths: tuple[int, ...], corpus: dict[str, Any], pick: np.ndarray,  # noqa: ANN001
+          scores_of: Callable[[np.ndarray, int], np.ndarray]) -> dict[str, Any]:
+    """Per ``ef`` and depth: tie-aware recall@10 and latency of ``scores_of(query, depth)`` (exact cosines of
+    the rows it returns, best first); the graph's own ``ef`` is put back afterwards."""
+    default_ef = graph.expansion_search
+    out: dict[str, Any] = {}
+    try:
+        for ef in efs:
+            graph.expansion_search = ef
+            point: dict[str, Any] = {}
+            for depth in depths:
+                times, recalls = [], []
+                for j in pick:
+                    q = corpus["queries"][j]
+                    t = time.perf_counter()
+                    scores = scores_of(q, depth)
+                    times.append((time.perf_counter() - t) * 1000)
+                    recalls.append(tie_aware_recall(scores, float(corpus["truth_scores"][j, 9])))
+                point[f"k{depth}"] = {"recall_at_10": round(statistics.fmean(recalls), 4), **_timing(times)}
+            out[str(ef)] = point
+    finally:
+        graph.expansion_search = default_ef
+    return out
+
+
 def _open_store(root: Path, exact_max: int = 200_000):  # noqa: ANN202
     from ..store.sqlite import SQLiteStore
 
@@ -104,29 +179,19 @@ def sweep_store(root: Path, efs: tuple[int, ...] = EF_SWEEP, depths: tuple[int, 
     corpus = load_corpus(root)
     store, open_s = _open_store(root, exact_max)
     graph = store._vectors._hnsw
-    default_ef = graph.expansion_search
     pick = _sample(len(corpus["queries"]), queries)
     f = SearchFilter()
-    out: dict[str, Any] = {"open_seconds": round(open_s, 1), "store_default_ef": default_ef, "queries": len(pick),
-                           "load_before": os.getloadavg()[0], "ef": {}}
+    out: dict[str, Any] = {"open_seconds": round(open_s, 1), "store_default_ef": graph.expansion_search,
+                           "queries": len(pick), "load_before": os.getloadavg()[0]}
     try:
         key_row = _key_to_row(store)
-        for ef in efs:
-            graph.expansion_search = ef
-            point: dict[str, Any] = {}
-            for depth in depths:
-                times, recalls = [], []
-                for j in pick:
-                    q = corpus["queries"][j]
-                    t = time.perf_counter()
-                    page = store.vector_search(q, f, depth)
-                    times.append((time.perf_counter() - t) * 1000)
-                    rows = [key_row(k) for k, _ in page.hits[:10]]
-                    recalls.append(tie_aware_recall(_row_scores(corpus["vectors"], rows, q), corpus["truth_scores"][j, 9]))
-                point[f"k{depth}"] = {"recall_at_10": round(statistics.fmean(recalls), 4), **_timing(times)}
-            out["ef"][str(ef)] = point
+
+        def scores_of(q: np.ndarray, depth: int) -> np.ndarray:
+            rows = [key_row(k) for k, _ in store.vector_search(q, f, depth).hits[:10]]
+            return _row_scores(corpus["vectors"], rows, q)
+
+        out["ef"] = sweep(graph, efs, depths, corpus, pick, scores_of)
     finally:
-        graph.expansion_search = default_ef
         store.close()
     out["load_after"] = os.getloadavg()[0]
     return out
@@ -143,8 +208,6 @@ def _key_to_row(store):  # noqa: ANN001, ANN202
 
 def hybrid(root: Path, ef: int | None, depth: int = 100) -> dict[str, Any]:
     """Keyword + vector (depth 100 each, concurrently) + RRF + hydrate, as ``bench --suite scaling`` times it."""
-    from ..types import SearchFilter
-
     corpus = load_corpus(root)
     texts, _ = real_queries(Path("../shared/datasets"))
     store, open_s = _open_store(root)
@@ -152,33 +215,11 @@ def hybrid(root: Path, ef: int | None, depth: int = 100) -> dict[str, Any]:
     default_ef = graph.expansion_search
     if ef is not None:
         graph.expansion_search = ef
-    vectors = corpus["vectors"]
-    matrix = np.ascontiguousarray(vectors)  # the numpy yardstick scans the same 1M rows in RAM
-    f = SearchFilter()
-    hybrid_ms, numpy_ms, kw_ms, vec_ms = [], [], [], []
+    matrix = np.ascontiguousarray(corpus["vectors"])  # the numpy yardstick scans the same 1M rows in RAM
     load_before = os.getloadavg()[0]
+    pairs = [(texts[j], corpus["queries"][j]) for j in _sample(len(texts))]
     try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for i, j in enumerate(_sample(len(texts))):
-                text, q = texts[j], corpus["queries"][j]
-
-                def run_hybrid() -> None:
-                    assert hybrid_page(store, pool, text, q, f, depth)
-
-                def baseline() -> None:
-                    np.argpartition(-(matrix @ q), depth)[:depth]
-
-                runs = [(run_hybrid, hybrid_ms), (baseline, numpy_ms)]
-                for fn, sink in runs if i % 2 == 0 else reversed(runs):
-                    t = time.perf_counter()
-                    fn()
-                    sink.append((time.perf_counter() - t) * 1000)
-                t = time.perf_counter()
-                store.keyword_search(text, f, depth)
-                kw_ms.append((time.perf_counter() - t) * 1000)
-                t = time.perf_counter()
-                store.vector_search(q, f, depth)
-                vec_ms.append((time.perf_counter() - t) * 1000)
+        hybrid_ms, numpy_ms, kw_ms, vec_ms = time_hybrid(store, pairs, matrix, depth)
     finally:
         graph.expansion_search = default_ef
         store.close()
@@ -193,11 +234,16 @@ def main(argv: list[str] | None = None) -> None:
     from .recall_pg import build_pg, sweep_pg
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["build-store", "build-pg", "sweep-store", "sweep-pg", "hybrid"])
+    parser.add_argument("command", choices=["build-graph", "sweep-graph", "build-store", "build-pg", "sweep-store",
+                                            "sweep-pg", "hybrid"])
     parser.add_argument("--dir", type=Path, required=True)
     parser.add_argument("--ef", type=int, nargs="*", help="ef values to sweep (hybrid: the one ef to run at)")
     args = parser.parse_args(argv)
-    if args.command == "build-store":
+    if args.command == "build-graph":
+        out = build_graph(args.dir)
+    elif args.command == "sweep-graph":
+        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
+    elif args.command == "build-store":
         out = build_store(args.dir)
     elif args.command == "build-pg":
         out = build_pg(args.dir)
