@@ -11,6 +11,7 @@ import numpy as np
 
 from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store, tie_aware_recall
 from groundsearch.evaluation.recall_corpus import derived_corpus, exact_truth, nn_profile, write_corpus
+from groundsearch.evaluation.recall_pg import build_pg, sweep_pg
 
 
 def _clustered(rng: np.random.Generator, n: int, dim: int = 384) -> np.ndarray:
@@ -75,3 +76,16 @@ def test_graph_sweep_restores_the_saved_graph_through_the_stores_path(tmp_path: 
     out = sweep_graph(tmp_path, efs=(512,), depths=(10, 100), exact_max=200, queries=10)
     assert out["store_default_ef"] == 128  # restored with the store's ef, not usearch's default 64
     assert out["ef"]["512"]["k10"]["recall_at_10"] >= 0.95 and out["ef"]["512"]["k100"]["recall_at_10"] >= 0.95
+
+
+def test_pg_sweep_uses_the_stores_index_and_exact_truth(tmp_path: Path, postgres_database) -> None:  # noqa: ANN001
+    rng = np.random.default_rng(6)
+    rows, origin = derived_corpus(_clustered(rng, 300), 900, sigma=0.02, seed=0)
+    write_corpus(tmp_path, rows, origin, _clustered(rng, 8), ["t"] * 300, {"rows": 900})
+    dsn = postgres_database()
+    built = build_pg(tmp_path, dsn=dsn)
+    assert built["rows"] == 900
+    out = sweep_pg(tmp_path, (40, 800), depths=(10,), dsn=dsn, queries=8)
+    assert out["store_default_ef_search"] == {"k10": "40"}
+    assert out["ef_search"]["800"]["k10"]["recall_at_10"] >= 0.95  # the beam covers nearly all 900 rows
+    assert out["ef_search"]["40"]["k10"]["recall_at_10"] <= out["ef_search"]["800"]["k10"]["recall_at_10"]

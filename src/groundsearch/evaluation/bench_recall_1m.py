@@ -36,6 +36,7 @@ from .recall_corpus import load_corpus, real_queries
 __all__ = ["build_graph", "build_store", "sweep_graph", "sweep_store", "tie_aware_recall"]
 
 EF_SWEEP = (64, 128, 192, 256, 384, 512)
+PG_EF_SWEEP = (40, 101, 200, 400, 800)  # 40 and 101: what the store sets at limit 10 and at hybrid depth 100
 DIM = 384
 BATCH = 2_000
 SAMPLE = 300  # queries per sweep point: keeps every sweep under ~3 minutes on the persisted indexes
@@ -250,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "sweep-store":
         out = sweep_store(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
     elif args.command == "sweep-pg":
-        out = sweep_pg(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
+        out = sweep_pg(args.dir, tuple(args.ef) if args.ef else PG_EF_SWEEP)
     else:
         out = hybrid(args.dir, args.ef[0] if args.ef else None)
     print(json.dumps(out, indent=2))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 import statistics
 import time
 from pathlib import Path
@@ -34,20 +36,28 @@ _SEARCH = (f"SELECT chunk_pk, (embedding::vector({DIM})) <=> %(q)s::vector({DIM}
            f"ORDER BY (embedding::vector({DIM})) <=> %(q)s::vector({DIM}) LIMIT %(n)s")
 
 
-def _server(root: Path):  # noqa: ANN202
+@contextmanager
+def _database(root: Path, dsn: str | None) -> Iterator[str]:
+    """``dsn`` as given, or the persisted embedded server under ``<root>/pg`` for as long as the block runs."""
+    if dsn is not None:
+        yield dsn
+        return
     from ..store.pg_embedded import start_embedded_postgres
 
-    return start_embedded_postgres(keep=root / "pg")
+    server = start_embedded_postgres(keep=root / "pg")
+    try:
+        yield server.dsn()
+    finally:
+        server.stop()
 
 
-def build_pg(root: Path) -> dict[str, Any]:
+def build_pg(root: Path, dsn: str | None = None) -> dict[str, Any]:
     import psycopg
     from pgvector.psycopg import register_vector
 
     vectors = load_corpus(root)["vectors"]
-    server = _server(root)
-    try:
-        with psycopg.connect(server.dsn(), autocommit=True) as conn:
+    with _database(root, dsn) as url:
+        with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             register_vector(conn)
             conn.execute("DROP TABLE IF EXISTS chunk_vectors")
@@ -65,8 +75,6 @@ def build_pg(root: Path) -> dict[str, Any]:
             index_s = time.perf_counter() - started
             conn.execute("VACUUM ANALYZE chunk_vectors")
             size = conn.execute("SELECT pg_size_pretty(pg_relation_size('chunk_vectors_hnsw'))").fetchone()[0]
-    finally:
-        server.stop()
     out = {"rows": len(vectors), "copy_seconds": round(copy_s, 1), "index_seconds": round(index_s, 1),
            "index_size": size, "maintenance_work_mem": BUILD_MEMORY, "parallel_workers": BUILD_WORKERS,
            "load": os.getloadavg()}
@@ -74,18 +82,18 @@ def build_pg(root: Path) -> dict[str, Any]:
     return out
 
 
-def sweep_pg(root: Path, efs: tuple[int, ...], depths: tuple[int, ...] = (10, 100)) -> dict[str, Any]:
+def sweep_pg(root: Path, efs: tuple[int, ...], depths: tuple[int, ...] = (10, 100), *, dsn: str | None = None,
+             queries: int | None = None) -> dict[str, Any]:
     import psycopg
     from pgvector.psycopg import register_vector
 
     from .bench_recall_1m import _sample, tie_aware_recall
 
     corpus = load_corpus(root)
-    pick = _sample(len(corpus["queries"]))
-    server = _server(root)
+    pick = _sample(len(corpus["queries"])) if queries is None else _sample(len(corpus["queries"]), queries)
     out: dict[str, Any] = {"queries": len(pick), "load_before": os.getloadavg()[0], "ef_search": {}}
-    try:
-        with psycopg.connect(server.dsn(), autocommit=True) as conn:
+    with _database(root, dsn) as url:
+        with psycopg.connect(url, autocommit=True) as conn:
             register_vector(conn)
             # warm the index into the OS cache once, so the first sweep point is not a cold-disk figure
             if _has_prewarm(conn):
@@ -108,8 +116,6 @@ def sweep_pg(root: Path, efs: tuple[int, ...], depths: tuple[int, ...] = (10, 10
                     point[f"k{depth}"] = {"recall_at_10": round(statistics.fmean(recalls), 4), **_timing(times)}
                 out["ef_search"][str(ef)] = point
             out["store_default_ef_search"] = {f"k{d}": dict(ann_settings(d + 1))["hnsw.ef_search"] for d in depths}
-    finally:
-        server.stop()
     out["load_after"] = os.getloadavg()[0]
     return out
 
