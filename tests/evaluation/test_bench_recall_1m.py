@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store, tie_aware_recall
-from groundsearch.evaluation.recall_corpus import derived_corpus, exact_truth, nn_profile, write_corpus
+from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store
+from groundsearch.evaluation.recall_corpus import derived_corpus, exact_truth, nn_profile, tie_aware_recall, write_corpus
 from groundsearch.evaluation.recall_pg import build_pg, sweep_pg
 
 

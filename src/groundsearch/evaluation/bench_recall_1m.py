@@ -29,26 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from .bench_recall import TIE_EPS
 from .bench_store import _timing, time_hybrid
-from .recall_corpus import load_corpus, real_queries
+from .recall_corpus import SAMPLE, load_corpus, real_queries, sample_queries as _sample, tie_aware_recall
 
-__all__ = ["build_graph", "build_store", "sweep_graph", "sweep_store", "tie_aware_recall"]
+__all__ = ["build_graph", "build_store", "sweep", "sweep_graph", "sweep_store"]
 
 EF_SWEEP = (64, 128, 192, 256, 384, 512)
 PG_EF_SWEEP = (40, 101, 200, 400, 800)  # 40 and 101: what the store sets at limit 10 and at hybrid depth 100
 DIM = 384
 BATCH = 2_000
-SAMPLE = 300  # queries per sweep point: keeps every sweep under ~3 minutes on the persisted indexes
-
-
-def tie_aware_recall(found_scores: np.ndarray, tenth: float) -> float:
-    """Share of the 10 returned rows at least as near as the true 10th neighbour (within float rounding)."""
-    return float(np.count_nonzero(np.asarray(found_scores[:10]) >= tenth - TIE_EPS)) / 10
-
-
-def _sample(n: int, size: int = SAMPLE) -> np.ndarray:
-    return np.sort(np.random.default_rng(7).choice(n, min(n, size), replace=False))
 
 
 def build_store(root: Path, exact_max: int = 200_000) -> dict[str, Any]:

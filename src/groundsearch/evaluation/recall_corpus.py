@@ -27,14 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from .bench_recall import CACHE
+from .bench_recall import CACHE, TIE_EPS
 
-__all__ = ["derived_corpus", "exact_truth", "load_corpus", "nn_profile", "real_rows", "write_corpus"]
+__all__ = ["derived_corpus", "exact_truth", "load_corpus", "nn_profile", "real_rows", "sample_queries",
+           "tie_aware_recall", "write_corpus"]
 
 DEMO_STORE = CACHE / "chat-demo" / "data" / "store" / "store.sqlite3"
 NEIGHBOURS = 10
 QUERIES_PER_SET = 150  # 300 queries in all: exact truth over 1M and each sweep point stay cheap on shared cores
 PROFILE_ROWS = 300
+SAMPLE = 300  # queries per sweep point: keeps every sweep under ~3 minutes on the persisted indexes
 MODEL = "normalise(x_i + t*(x_j - x_i) + sigma*g), x_j one of x_i's 10 nearest real neighbours, t ~ U(0, 0.5)"
 
 
@@ -119,6 +121,16 @@ def real_queries(datasets: Path, per_set: int = QUERIES_PER_SET) -> tuple[list[s
         texts += qs
         sources += [name] * len(qs)
     return texts, sources
+
+
+def tie_aware_recall(found_scores: np.ndarray, tenth: float) -> float:
+    """Share of the 10 returned rows at least as near as the true 10th neighbour (within float rounding)."""
+    return float(np.count_nonzero(np.asarray(found_scores[:10]) >= tenth - TIE_EPS)) / 10
+
+
+def sample_queries(n: int, size: int = SAMPLE) -> np.ndarray:
+    """The same ``size`` query indices every run (all of them when there are fewer)."""
+    return np.sort(np.random.default_rng(7).choice(n, min(n, size), replace=False))
 
 
 def load_corpus(out: Path) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..store.pg_vector import ann_settings, hnsw_index_sql
 from .bench_store import _timing
-from .recall_corpus import load_corpus
+from .recall_corpus import load_corpus, sample_queries, tie_aware_recall
 
 __all__ = ["build_pg", "sweep_pg"]
 
@@ -87,10 +87,8 @@ def sweep_pg(root: Path, efs: tuple[int, ...], depths: tuple[int, ...] = (10, 10
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from .bench_recall_1m import _sample, tie_aware_recall
-
     corpus = load_corpus(root)
-    pick = _sample(len(corpus["queries"])) if queries is None else _sample(len(corpus["queries"]), queries)
+    pick = sample_queries(len(corpus["queries"])) if queries is None else sample_queries(len(corpus["queries"]), queries)
     out: dict[str, Any] = {"queries": len(pick), "load_before": os.getloadavg()[0], "ef_search": {}}
     with _database(root, dsn) as url:
         with psycopg.connect(url, autocommit=True) as conn:
