@@ -29,7 +29,7 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from .answer_type import AnswerType, answer_spans, choices, expected_type
-from .answerable import best_span, confident, nested, only_a_year, vote_margin
+from .answerable import best_span, canonical, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
 from .sentences import embed_text, quotable
 
@@ -240,8 +240,8 @@ def _conflict(bearing: Sequence[Candidate]) -> tuple[Candidate, str, Candidate, 
         for b in bearing[i + 1:]:
             if a.hit.item.id == b.hit.item.id:
                 continue
-            only_a = [s for s in a.spans if _norm(s) not in {_norm(x) for x in b.spans}]
-            only_b = [s for s in b.spans if _norm(s) not in {_norm(x) for x in a.spans}]
+            only_a = [s for s in a.spans if canonical(s) not in {canonical(x) for x in b.spans}]
+            only_b = [s for s in b.spans if canonical(s) not in {canonical(x) for x in a.spans}]
             if not only_a or not only_b:
                 continue
             wa, wb = _masked_words(a), _masked_words(b)
