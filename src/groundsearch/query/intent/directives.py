@@ -127,7 +127,7 @@ _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
 class Term:
     kind: str  # a lexicon kind: table / timeline / graph / chart / chart:<subtype> / mention
     words: str  # as the user wrote them
-    frame: str  # used / mentioned / refused / bare
+    frame: str  # used / as (used, after a use preposition) / mentioned / refused / bare
     at: int = 0  # character offset in the request (whitespace collapsed)
 
 
@@ -140,6 +140,7 @@ class Directive:
     sure: bool
     candidates: tuple[Format, ...]  # formats a classifier may choose among (always with "default")
     terms: tuple[Term, ...] = ()
+    framed: bool = False  # the deciding word stands after a use preposition: "as a table", "en una tabla"
 
 
 def fold(text: str) -> str:
@@ -346,14 +347,14 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
         return "mentioned"
     for k in range(clause_start, start):
         if any(_starts(tokens, k, f) for f in _FRAMES_STARTING.get(tokens[k], ())):
-            return "used" if prep_use and k < prep else "mentioned"
+            return "as" if prep_use and k < prep else "mentioned"
     if how_to and not prep_use:
         return "mentioned"
     if (prep == start - 1 and tokens[prep] in _TOPIC_PREP and any(t in _TOPIC_NOUNS for t in before)
             and not prep_use_article):
         return "mentioned"
     if prep_use:
-        return "used"
+        return "as"
     if question and clause_start == 0:
         return "bare"
     if all(t in _ARTICLES for t in before) or any(t in _DIRECTIVE_VERBS for t in before):
@@ -466,7 +467,7 @@ def read_directive(query: str) -> Directive:
     terms = _latin_terms(text, folded, idx)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
-    used = [t for t in terms if t.frame == "used" and t.kind != "mention"]
+    used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
         chosen = _choose(used + bare, folded)
@@ -477,7 +478,8 @@ def read_directive(query: str) -> Directive:
             return Directive("graph", None, None, "used", True, (), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)
         subtype = _ranked(subtype, folded)
-        return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms))
+        return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms),
+                         framed=chosen.frame == "as")
     if bare:
         chosen = _choose(bare)
         if chosen.kind == "timeline" and _SCHEDULE.search(folded):
