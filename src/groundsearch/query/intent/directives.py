@@ -288,6 +288,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     question = tokens[0] in _QUESTION_START if tokens else False
     how_to = bool(_HOW_TO.match(folded))
     post_frame = bool(_POST_FRAMES.search(folded))
+    capability = _capability(tokens, hits)
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
@@ -295,7 +296,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
-        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx),
+        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx,
+                                            capability),
                         matches[start].start()))
     return out
 
@@ -319,8 +321,28 @@ def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, in
     return found
 
 
+_MODALS = frozenset("can could does do will would is are".split())
+_PERSONS = frozenset("you u i we ya".split())
+_SURFACE_PREP = frozenset("su sur auf op".split())
+_INDEFINITE = frozenset("a an un una une um uma een ein eine einer einem".split())
+_OBJECT_END = frozenset("? . ! too".split())
+
+
+def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
+    """A question of what the product can do, not a wish: "can the web page draw heatmaps?", "does it do pie
+    charts?". It opens with a modal, its last format word ends it with nothing drawn from, and the subject is
+    the product (not "you" / "I") or that word is a plural kind with no article ("can you draw heatmaps?")."""
+    if not tokens or tokens[0] not in _MODALS or len(tokens) < 3:
+        return False
+    start, end, _ = hits[-1]
+    if end < len(tokens) and tokens[end] not in _OBJECT_END:
+        return False
+    plural = tokens[end - 1].endswith("s") and tokens[start - 1] not in _ARTICLES
+    return tokens[1] not in _PERSONS or plural
+
+
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
-           question: bool, how_to: bool, post_frame: bool, idx: _Index) -> str:
+           question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
     j = start - 1
@@ -345,6 +367,11 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     prep_use = prep >= clause_start and tokens[prep] in _USE_PREP
     if post_frame and not prep_use:
         return "mentioned"
+    if not prep_use and capability:
+        return "mentioned"
+    if (not prep_use and prep == start - 2 and tokens[prep] in _SURFACE_PREP
+            and tokens[prep + 1] in _INDEFINITE):
+        return "as"  # "su una linea temporale", "sur une frise", "auf einer Zeitleiste": laid on one
     for k in range(clause_start, start):
         if any(_starts(tokens, k, f) for f in _FRAMES_STARTING.get(tokens[k], ())):
             return "as" if prep_use and k < prep else "mentioned"
@@ -436,7 +463,10 @@ _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
 
 
 def _as_graph(chosen: Term, folded: str) -> bool:
-    return chosen.kind == "chart" and fold(chosen.words) in _GRAPH_WORDS and bool(_RELATION.search(folded))
+    word = fold(chosen.words)
+    # a typo of a graph word counts ("grpah of how the labs connect"), as the lexicon read it as one
+    graphish = word in _GRAPH_WORDS or (len(word) >= 5 and any(_dl1(word, g) for g in _GRAPH_WORDS))
+    return chosen.kind == "chart" and graphish and bool(_RELATION.search(folded))
 
 
 def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
