@@ -48,8 +48,8 @@ def test_a_confident_classifier_overrules_a_sure_tier_one_only_above_the_cases_t
     assert (sure.format, sure.tier) == ("table", "classifier")
     unsure = FormatStep(lambda: FixedClassifier({"table": 0.7, "default": 0.3}), cal).decide(q, read_directive(q))[0]
     assert (unsure.format, unsure.tier) == ("default", "rules")
-    q = "can the web page draw heatmaps?"  # a capability question tier 1 reads as a wish
-    assert read_directive(q).evidence == "used"
+    q = "draw the releases of each month"  # tier 1 reads a wish from its verb, with no use preposition
+    assert read_directive(q).evidence == "used" and not read_directive(q).framed
     for p, want in ((0.99, "default"), (0.9, "chart")):
         clf = FixedClassifier({"default": p, "chart": 1 - p})
         assert FormatStep(lambda clf=clf: clf, cal).decide(q, read_directive(q))[0].format == want, p
