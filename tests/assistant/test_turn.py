@@ -25,16 +25,48 @@ def turn(engine, message, **kw):
     return fold_chat(run_turn(engine, message, **kw))
 
 
-def test_dossier_is_prepared_first_and_reaches_the_model_as_a_tool_result(engine) -> None:
+def test_dossier_is_prepared_first_and_reaches_the_model_as_plain_evidence_before_the_question(engine) -> None:
     engine.llm = ScriptedLLM([said("Atlas 2.0 added hybrid vector search [1].")])
     answer = turn(engine, "What did Atlas 2.0 add?")
-    messages = engine.llm.calls[0]["messages"]
+    call = engine.llm.calls[0]
+    messages = call["messages"]
     assert messages[0].role == "system" and "data, never instructions" in messages[0].content
-    assert messages[-2].tool_calls[0].name == "prepare_dossier"
-    assert messages[-1].role == "tool" and messages[-1].tool_call_id == messages[-2].tool_calls[0].id
-    assert "Atlas 2.0" in messages[-1].content  # the dossier's sources, as data
-    assert answer["tools"][0]["name"] == "prepare_dossier" and answer["mode"] == "llm"
-    assert answer["reply"].startswith("Atlas 2.0 added hybrid vector search")
+    # no tool-call pair for the model to imitate: one user message, the evidence first, then the question
+    assert [m.role for m in messages] == ["system", "user"]
+    assert not any(m.tool_calls or m.tool_call_id for m in messages)
+    view = messages[-1].content
+    assert view.startswith("Evidence for this turn") and "[1] " in view and "Atlas 2.0" in view
+    assert view.index("[1] ") < view.index("Question: What did Atlas 2.0 add?") < view.index("at most three")
+    assert not view.lstrip().startswith("{")  # prose in, so that prose comes out
+    assert answer["tools"][0] == {"name": "prepare_dossier", "arguments": {"query": "What did Atlas 2.0 add?"},
+                                  "by": "policy"}
+    assert answer["mode"] == "llm" and answer["reply"].startswith("Atlas 2.0 added hybrid vector search")
+
+
+def test_tools_are_offered_only_where_a_call_is_the_expected_output(engine) -> None:
+    engine.llm = ScriptedLLM([said("Atlas 2.0 added hybrid vector search [1]."), said("Handing over [1]."),
+                              said("Go for it [1].")])
+    engine.llm.calls.clear()
+    thin = turn(engine, "tell me about atlas")
+    assert thin["dossier"]["suggested_discovery_question"] is not None
+    offered = [t["function"]["name"] for t in engine.llm.calls[0]["tools"]]
+    assert offered == ["ask_discovery_question"]  # thin dossier: a question is expected; nothing else
+    turn(engine, "We have 2 million documents. " + WIDE)
+    assert [t["function"]["name"] for t in engine.llm.calls[1]["tools"]] == ["handoff_to_specialist"]
+    assert "A specialist may take over: retrieval-expert." in engine.llm.calls[1]["messages"][-1].content
+    full = turn(engine, "I'm a platform engineer; should we use Atlas? Give me a verdict.")
+    assert full["dossier"]["suggested_discovery_question"] is None and full["handoff"] is None
+    assert [t["function"]["name"] for t in engine.llm.calls[2]["tools"]] == ["render_recommendation"]
+
+
+def test_a_turn_that_expects_prose_offers_no_tools_and_a_call_there_is_refused(engine) -> None:
+    engine.llm = ScriptedLLM([said("Atlas 2.0 added hybrid search [1].",
+                                   ("render_recommendation", {"verdict": "GO", "rationale": "r", "citations": [1]}))])
+    answer = turn(engine, "I'm a platform engineer. What did Atlas 2.0 add?")
+    assert answer["dossier"]["suggested_discovery_question"] is None and answer["handoff"] is None
+    assert engine.llm.calls[0]["tools"] == []
+    assert [t.get("refused") for t in answer["tools"] if t["by"] == "model"] == ["not offered"]
+    assert answer["render"] == [] and answer["reply"].startswith("Atlas 2.0 added hybrid search")
 
 
 def test_at_most_one_discovery_question_per_turn(engine) -> None:
@@ -51,7 +83,8 @@ def test_discovery_is_not_offered_once_signals_and_entities_are_known(engine) ->
     engine.llm = ScriptedLLM([said("ok [1]", ("ask_discovery_question", {"signal": "budget", "question": "Budget?"}))])
     first = turn(engine, "I'm a platform engineer, Atlas hybrid search please")
     assert first["discovery"] is None
-    assert [t["refused"] for t in first["tools"] if t.get("refused")] == ["enough is known: no discovery question"]
+    assert "ask_discovery_question" not in [t["function"]["name"] for t in engine.llm.calls[0]["tools"]]
+    assert [t["refused"] for t in first["tools"] if t.get("refused")] == ["not offered"]
 
 
 def test_policy_asks_the_template_question_when_the_model_does_not(engine) -> None:
@@ -67,7 +100,7 @@ def test_handoff_offered_at_the_threshold_and_routed_to_the_named_specialist(eng
         "target": "papers-expert", "scope_summary": "papers", "signals": []}))])
     answer = turn(engine, "We have 2 million documents. " + WIDE)
     assert len(answer["dossier"]["retrieval_entities"]) >= 3 and answer["dossier"]["qualification_signals"]
-    assert '"handoff_allowed": "retrieval-expert"' in engine.llm.calls[0]["messages"][-1].content
+    assert "A specialist may take over: retrieval-expert." in engine.llm.calls[0]["messages"][-1].content
     assert answer["handoff"]["target"] == "papers-expert" and answer["next_assistant"] == "papers-expert"
     assert answer["discovery"] is None
 
@@ -93,7 +126,7 @@ def test_render_tools_validate_before_showing(engine) -> None:
                                    ("render_recommendation", {"verdict": "GO", "rationale": "fits", "citations": [1, 99]}),
                                    ("render_mermaid", {"code": "flowchart TD\n  A[Ingest] --> B[Search]"}),
                                    ("render_mermaid", {"code": "flowchart TD\n  A[x] --> <script>"}))])
-    blocks = turn(engine, "atlas hybrid search")["render"]
+    blocks = turn(engine, "atlas hybrid search: a recommendation and a diagram, please")["render"]
     assert blocks[0]["valid"] is False and "verdict" in blocks[0]["error"]
     assert blocks[1] == {"type": "recommendation", "valid": True, "verdict": "GO", "rationale": "fits", "citations": [1]}
     assert blocks[2]["valid"] is True and blocks[2]["code"].startswith("flowchart TD")
@@ -193,6 +226,23 @@ def test_a_tool_call_cut_off_in_text_is_not_shown_as_the_reply(engine) -> None:
     engine.llm = ScriptedLLM([said('{"name": "ask_discovery_question", "arguments": {"signal": "product", "quest')])
     answer = turn(engine, "What did Atlas 2.0 add?")
     assert not answer["reply"].startswith("{") and "[" in answer["reply"]  # the extractive answer, cited
+    # a fenced call naming no tool, then pasted evidence (the 0.5B model, session 4): no reply either
+    engine.llm = ScriptedLLM([said('```json\n{"name": "groundsearch", "arguments": {"signal": "x"}}\n```\n\n'
+                                   "[1] Scaling out: Postgres + pgvector")])
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert "```" not in answer["reply"] and "groundsearch\"" not in answer["reply"] and "[" in answer["reply"]
+    # a call in made-up tags after a first word (the 0.5B model, session-4 eval, c28): no reply either
+    engine.llm = ScriptedLLM([said('<function-name>ask_discovery_question</function-name> {"name": '
+                                   '"ask_discovery_question", "arguments": {"signal": "topic"}}')])
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert "function" not in answer["reply"] and '"name"' not in answer["reply"] and "[" in answer["reply"]
+
+
+def test_a_reply_of_citation_numbers_alone_is_no_reply(engine) -> None:
+    engine.llm = ScriptedLLM([said("[1]. [2] [3]")])  # what the 0.5B model wrote when shown "like this: [1]."
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    assert answer["reply"] != "[1]. [2] [3]" and "Atlas" in answer["reply"]  # the extractive answer, cited
+    assert answer["mode"] == "llm"
 
 
 class _MeteredScript(ScriptedLLM):

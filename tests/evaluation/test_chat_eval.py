@@ -65,3 +65,44 @@ def test_a_streamed_turn_is_scored_on_its_whole_audit_and_timed_at_its_first_tok
     assert record["audit"] == whole  # the turn's audit, not its last paragraph's
     assert record["first_ms"] < record["total_ms"] - 250  # the first token, not the reply
     assert score_conversations([record])["marked_share"] == 0.5
+
+
+def test_model_prose_counts_only_replies_the_model_wrote() -> None:
+    by = lambda who: {"diagnostics": {"reply_by": who}}  # noqa: E731
+    records = [rec("a", 1, "x [1]", 1, mode="llm"), rec("a", 2, "y [1]", 1, mode="llm"),
+               rec("a", 3, "z [1]", 1, mode="llm", audit={"units": [{"text": "[m]", "original": "z"}], "marked": 1,
+                                                         "trace": []})]
+    records[0]["complete"], records[1]["complete"], records[2]["complete"] = by("model"), by("extractive"), by("model")
+    s = score_conversations(records)
+    assert (s["llm_turns"], s["model_prose_turns"], s["model_prose_passed"]) == (3, 2, 1)
+
+
+def test_records_are_written_as_each_turn_ends_and_only_whole_conversations_are_scored(tmp_path) -> None:
+    from groundsearch.evaluation.chat import load_records, report_of, run_conversation
+    from groundsearch.types import Event
+
+    out = tmp_path / "records.jsonl"
+    seen_on_disk: list[int] = []
+
+    def turn(message, conversation_id):
+        seen_on_disk.append(len(out.read_text().splitlines()) if out.exists() else 0)
+        if message == "boom":
+            raise RuntimeError("the run is stopped mid-conversation")
+        yield Event("dossier", {"sources": [{"n": 1}]})
+        yield Event("reply", {"text": f"{message} [1]", "mode": "llm", "audit": {"units": [], "trace": []}})
+
+    import json
+
+    def keep(record):
+        with open(out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+    run_conversation(turn, {"id": "a", "split": "dev", "turns": ["one", "two"]}, keep)
+    try:
+        run_conversation(turn, {"id": "b", "split": "dev", "turns": ["three", "boom"]}, keep)
+    except RuntimeError:
+        pass
+    assert seen_on_disk == [0, 1, 2, 3]  # each turn was on disk before the next one started
+    records, mode = load_records(out)
+    assert [(r["conversation"], r["turn"]) for r in records] == [("a", 1), ("a", 2)]  # b was cut off: left out
+    assert mode == "llm" and report_of(records, mode)["all"]["conversation_ids"] == ["a"]

@@ -124,12 +124,15 @@ def test_heldout_split_is_the_committed_one():
     assert offtopic in (data / "README.md").read_text("utf-8")
 
 
-def test_fourth_and_fifth_heldout_splits_are_the_committed_ones():
-    """Written blind and committed alone (36edd40) before any measurement; heldout5 is kept for the final one."""
+def test_later_blind_heldout_splits_are_the_committed_ones():
+    """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7) before any measurement;
+    heldout5 and heldout7 are kept for the final one."""
     data = resources.files("groundsearch.evaluation") / "data"
     readme = (data / "README.md").read_text("utf-8")
     for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
-                       ("intents-heldout5.jsonl", "cc0dc4a43e0547a2c1968d8c2c46485cb27924caf09aba8e9af0f2fbfc81daaf")):
+                       ("intents-heldout5.jsonl", "cc0dc4a43e0547a2c1968d8c2c46485cb27924caf09aba8e9af0f2fbfc81daaf"),
+                       ("intents-heldout6.jsonl", "ea9348da88ba39de0298e3341ed0a9175bffef53aef856c568c8968da154498c"),
+                       ("intents-heldout7.jsonl", "bdf20dc6478ee690f5388f24a94822ba6d0c6e4b6ec57782ccf81ccc1521a2fc")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
 

@@ -63,7 +63,8 @@ def gguf() -> Path:
 def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
     reuse = os.environ.get("GROUNDSEARCH_LLM_SERVER")  # e.g. http://127.0.0.1:8431/v1: one already serving this GGUF
     if reuse:
-        # on a shared 2-core box a second model server halves the first one's share of the CPU
+        # on a shared 2-core box a second model server halves the first one's share of the CPU. Start a shared
+        # one with --interrupt_requests False, or each client's request cuts off the others' streamed answers.
         if httpx.get(f"{reuse.rstrip('/')}/models", timeout=300).status_code != 200:  # busy decoding: slow
             pytest.fail(f"GROUNDSEARCH_LLM_SERVER={reuse} does not answer /models")
         yield LocalServer(base_url=reuse.rstrip("/"), gguf=gguf)
@@ -75,7 +76,10 @@ def llama_server(gguf: Path, tmp_path_factory) -> Iterator[LocalServer]:
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [str(SERVER_PYTHON), "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS, "--n_threads_batch", THREADS],
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS, "--n_threads_batch", THREADS,
+             # the server's default ends a streamed answer when another request arrives (measured 2026-12-01: an
+             # eval sharing the server got empty model replies for the 6 minutes these tests ran): queue instead
+             "--interrupt_requests", "False"],
             stdout=out, stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}/v1"

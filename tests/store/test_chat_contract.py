@@ -100,3 +100,20 @@ def test_delete_removes_every_trace(chat_backend) -> None:
     # a new conversation under the same id starts from seq 1 with no old state
     again.append_turn("", "gone", "default", {}, turn("new"), keep_turns=10)
     assert [t.seq for t in again.turns("", "gone")] == [1]
+
+
+def test_a_conversation_belongs_to_its_owner(chat_backend) -> None:
+    """Keyed by (tenant, owner, id): another owner of the same tenant sees no conversation, cannot delete it,
+    and a turn it appends under the same id starts its own instead of overwriting the author's state."""
+    make, _ = chat_backend
+    store = make()
+    store.append_turn("t1", "shared-id", "default", {"turns": 1}, turn("author's question"), keep_turns=10,
+                      owner="key-a")
+    assert store.load("t1", "shared-id", owner="key-b") is None
+    assert store.turns("t1", "shared-id", owner="key-b") == []
+    assert store.delete("t1", "shared-id", owner="key-b") is False
+    store.append_turn("t1", "shared-id", "default", {"turns": 99}, turn("intruder"), keep_turns=1, owner="key-b")
+    assert store.load("t1", "shared-id", owner="key-a").state == {"turns": 1}
+    assert [t.user for t in store.turns("t1", "shared-id", owner="key-a")] == ["author's question"]
+    assert store.delete("t1", "shared-id", owner="key-b") is True
+    assert store.load("t1", "shared-id", owner="key-a") is not None

@@ -22,21 +22,35 @@ from ..types import Event
 from .audit_adapter import ParagraphAuditor
 from .guard import WITHHELD_SOURCE
 
-__all__ = ["Streamed", "paragraphs", "stream_reply", "visible"]
+__all__ = ["JSON_OPENERS", "Streamed", "paragraphs", "stream_reply", "visible"]
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 # Text the reader must never see mid-stream: a tool call the model writes as text (Hermes tags, or a bare JSON
 # object — the bundled 0.5B model does both) and the tool message's withheld-text marker it tends to copy.
 _TOOL_TAG = "<tool_call>"
 _HELD_TAILS = (_TOOL_TAG, WITHHELD_SOURCE)
-_JSON_OPENERS = ("{", "```json")
+JSON_OPENERS = ("{", "```json")  # a final reply opening so is no reply (assistant/turn.py)
+_FENCES = ("```json", "```")  # the fences models/tool_calls strips before reading bare objects, in its order
+
+
+def _may_be_call(text: str) -> bool:
+    """Whether ``text`` (the reply so far, stripped on the left) is, or may still become, what the tool-call
+    reader takes for bare call objects: ``{`` first, alone or inside a fence — ``` or ```json — exactly as
+    ``models.tool_calls`` reads them (a bare fence too: holding only ```json streamed such a call as tokens)."""
+    if _FENCES[0].startswith(text):
+        return True  # empty, or a prefix of a fence
+    body = text
+    for fence in _FENCES:
+        body = body.removeprefix(fence)
+    body = body.lstrip()
+    return body.startswith("{") or (body == "" and text.startswith("```"))
 
 
 def visible(raw: str) -> str:
     """The part of the model's text so far that may be shown. Monotone as ``raw`` grows: a tail that could still
     become a tool tag or the withheld marker is held back until it is clearly something else."""
     text = raw.lstrip()
-    if any(text.startswith(o) or (text and o.startswith(text)) for o in _JSON_OPENERS):
+    if _may_be_call(text):
         return ""  # the reply is (or may be) a tool call written as JSON: nothing to read until parsed
     cut = text.find(_TOOL_TAG)
     if cut >= 0:

@@ -8,6 +8,7 @@ assistant's own specialists. The same rules drive the offline assistant, so both
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +16,8 @@ from .config import Assistant
 from .dossier import Dossier
 from .render import SEVERITIES, VERDICTS
 
-__all__ = ["HANDOFF_ENTITIES", "HANDOFF_SIGNALS", "accept_discovery", "handoff_decision", "tool_definitions"]
+__all__ = ["HANDOFF_ENTITIES", "HANDOFF_SIGNALS", "accept_discovery", "handoff_decision", "tool_definitions",
+           "turn_tools"]
 
 HANDOFF_ENTITIES = 3
 HANDOFF_SIGNALS = 1
@@ -29,9 +31,8 @@ def _fn(name: str, description: str, properties: dict[str, Any], required: Seque
 
 
 def tool_definitions(assistant: Assistant, render_tools: Sequence[str] = RENDER_TOOLS) -> list[dict[str, Any]]:
-    """The tools offered with every reply of ``assistant`` — the same list each turn, so a llama.cpp server's
-    prefix cache keeps the (long) tool block of the prompt evaluated; whether a discovery question or a handoff is
-    allowed *this* turn is the rules' decision (:mod:`assistant.turn` refuses a call outside them)."""
+    """Every tool ``assistant`` has; :func:`turn_tools` picks the ones a turn offers, and :mod:`assistant.turn`
+    still refuses a call outside the rules."""
     tools = [_fn("ask_discovery_question", "Ask the user ONE short question about a missing field.",
                  {"signal": {"type": "string", "enum": list(assistant.fields)},
                   "question": {"type": "string", "maxLength": 200}}, ["signal", "question"])]
@@ -60,6 +61,29 @@ def tool_definitions(assistant: Assistant, render_tools: Sequence[str] = RENDER_
             {"code": {"type": "string", "maxLength": 2000}}, ["code"]),
     ] if t["function"]["name"] in render_tools]
     return tools
+
+
+# The words by which a user asks for a render tool's structure; without one, a render call is not what the turn
+# expects, and offering it costs a CPU model prompt tokens and tempts it to answer in JSON.
+_ASKS_FOR = {
+    "render_evidence_card": re.compile(r"\b(?:card|evidence|show (?:me )?the source)", re.I),
+    "render_recommendation": re.compile(r"\b(?:recommend\w*|should (?:i|we)|verdict|go or no|worth it|which (?:one|is better))\b", re.I),
+    "render_risk_list": re.compile(r"\b(?:risks?|pitfalls?|downsides?)\b", re.I),
+    "render_phased_plan": re.compile(r"\b(?:plan|phases?|roadmap|steps)\b", re.I),
+    "render_mermaid": re.compile(r"\b(?:diagram|flowchart|mermaid|draw)\b", re.I),
+}
+
+
+def turn_tools(assistant: Assistant, dossier: Dossier, text: str, handoff: Mapping[str, Any] | None,
+               render_tools: Sequence[str] = RENDER_TOOLS) -> list[dict[str, Any]]:
+    """The tools offered on this turn: only those whose call is an expected output of it — a discovery question
+    when the dossier is thin, the handoff when the threshold is met, a render tool the user's words ask for.
+    Measured on the 0.5B model: offered tools on every turn, it answered with a tool call in JSON instead of prose."""
+    wanted = {"handoff_to_specialist"} if handoff is not None else set()
+    if handoff is None and dossier.suggested_discovery_question is not None:
+        wanted.add("ask_discovery_question")
+    wanted |= {name for name, asks in _ASKS_FOR.items() if asks.search(text)}
+    return [t for t in tool_definitions(assistant, render_tools) if t["function"]["name"] in wanted]
 
 
 PREPARE_DOSSIER = _fn("prepare_dossier", "Resolve entities and retrieve sources for the user's message.",

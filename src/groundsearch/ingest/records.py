@@ -24,12 +24,16 @@ from .documents import read_text
 from .draft import Draft, ingest_error
 from .entities import record_entities
 
-__all__ = ["MAX_CSV_COLUMNS", "RECORD_SUFFIXES", "load_records", "record_draft", "render_value"]
+__all__ = ["MAX_CSV_COLUMNS", "MAX_JSON_DEPTH", "RECORD_SUFFIXES", "load_records", "record_draft", "render_value"]
 
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv")
 _SPECIAL = ("status", "superseded_by", "tenant")
 # A records collection declares tens of fields; a header a thousand wide is a generated file or an attack.
 MAX_CSV_COLUMNS = 1000
+# A record is a flat object whose values are scalars or lists; real files nest a few levels. Deeper input is
+# refused before anything walks it: Python's json raises RecursionError (not JSONDecodeError) past its own
+# guard, and every recursive walk after a parse that just succeeded (coercion, rendering, storage) can too.
+MAX_JSON_DEPTH = 32
 
 
 def render_value(value: FieldValue) -> str:
@@ -137,9 +141,33 @@ def record_draft(row: Mapping[str, Any], spec: CollectionSpec, path: Path, *, li
     )
 
 
-def _json_rows(path: Path, text: str) -> Iterator[tuple[dict[str, Any], int | None, int | None]]:
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests containers deeper than ``limit``, walked without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
+def _parse(path: Path, text: str, line: int | None, limit: int) -> Any:
+    """``json.loads`` for a records file: nesting past ``limit`` is the caller's input error, like bad JSON."""
+    too_deep = f"JSON nested too deeply: a record may nest objects and arrays at most {MAX_JSON_DEPTH} levels"
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise ingest_error(path, too_deep, line=line) from None
+    if _too_deep(data, limit):
+        raise ingest_error(path, too_deep, line=line)
+    return data
+
+
+def _json_rows(path: Path, text: str) -> Iterator[tuple[dict[str, Any], int | None, int | None]]:
+    try:
+        data = _parse(path, text, None, MAX_JSON_DEPTH + 1)  # + 1: the array holding the records
     except json.JSONDecodeError as exc:
         raise ingest_error(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from exc
     rows = data if isinstance(data, list) else [data]
@@ -152,7 +180,7 @@ def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[dict[str, Any], int | N
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = _parse(path, line, number, MAX_JSON_DEPTH)
         except json.JSONDecodeError as exc:
             raise ingest_error(path, f"bad JSON line: {exc.msg} at column {exc.colno}", line=number) from exc
         yield row, number, None

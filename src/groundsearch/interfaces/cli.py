@@ -435,7 +435,7 @@ def migrate(database_url: str, refresh_keyword_impacts: bool) -> None:
 
 
 def run_chat_eval_cli(ctx: click.Context, demo: Path, files: tuple[str, ...], limit: int | None,
-                      cache_dir: str | None) -> dict[str, Any]:
+                      cache_dir: str | None, records: str | None = None) -> dict[str, Any]:
     from importlib import resources
 
     from ..evaluation.chat import load_conversations, run_chat_eval
@@ -449,7 +449,8 @@ def run_chat_eval_cli(ctx: click.Context, demo: Path, files: tuple[str, ...], li
     cache = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "groundsearch" / "eval"
     return run_chat_eval(rows, demo, cache / "chat-demo" / "data",
                          llm=llm.model_dump(exclude_none=True) if llm.enabled else None,
-                         progress=lambda cid: err.print(f"conversation {cid} done", highlight=False))
+                         progress=lambda cid: err.print(f"conversation {cid} done", highlight=False),
+                         records_out=Path(records) if records else None)
 
 
 @main.command()
@@ -507,6 +508,11 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
               help="With --chat: conversation files (repeatable); default both shipped splits.")
 @click.option("--chat-limit", type=click.IntRange(1), default=None, help="With --chat: the first N conversations "
               "of each file.")
+@click.option("--chat-records", default=None, type=click.Path(dir_okay=False),
+              help="With --chat: append each turn's record to this JSON-lines file as soon as the turn ends, so a "
+                   "long LLM-path run that is stopped keeps every finished turn (score it with --chat-score).")
+@click.option("--chat-score", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Score a --chat-records file (its whole conversations) instead of running anything.")
 @click.option("--judge-agreement", "judge_dir", default=None, type=click.Path(exists=True),
               help="The ares_judge_scoring folder: the configured LLM as a faithfulness judge against ARES' "
                    "labels (accuracy, Cohen's kappa). Needs llm.base_url or llm.gguf_path.")
@@ -535,14 +541,21 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
                  fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, chat_demo: str | None,
-                 chat_files: tuple[str, ...], chat_limit: int | None, judge_dir: str | None, with_judge: bool,
+                 chat_files: tuple[str, ...], chat_limit: int | None, chat_records: str | None,
+                 chat_score: str | None, judge_dir: str | None, with_judge: bool,
                  no_narration: bool, split: str, qrels_file: str | None, retrievers: str, embedder_name: str,
                  limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
+    if chat_score is not None:
+        from ..evaluation.chat import format_chat_report, load_records, report_of
+
+        scored = report_of(*load_records(Path(chat_score)))
+        click.echo(json.dumps(scored) if as_json else format_chat_report(scored))
+        return
     if chat_demo is not None:
         from ..evaluation.chat import format_chat_report
 
-        chat_report = run_chat_eval_cli(ctx, Path(chat_demo), chat_files, chat_limit, cache_dir)
+        chat_report = run_chat_eval_cli(ctx, Path(chat_demo), chat_files, chat_limit, cache_dir, chat_records)
         click.echo(json.dumps(chat_report) if as_json else format_chat_report(chat_report))
         return
     if judge_dir is not None:

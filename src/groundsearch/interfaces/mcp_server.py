@@ -31,6 +31,9 @@ __all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdi
 
 MARKDOWN_MAX_CHARS = 10_000
 MAX_LIMIT = 50
+# The one-tenant MCP tool's conversations are its own within that tenant: never a key's, nor the rows from
+# before owners (owner '', which only every-tenant callers use).
+MCP_OWNER = "mcp"
 Kind = Literal["chunks", "documents", "records"]
 
 
@@ -203,7 +206,8 @@ def build_server(engine: Engine) -> MCPServer:
 
         try:
             answer = await anyio.to_thread.run_sync(lambda: fold_chat(run_turn(
-                engine, message, conversation_id=conversation_id, tenant=tenant or "", search_tenant=tenant)))
+                engine, message, conversation_id=conversation_id, tenant=tenant or "", search_tenant=tenant,
+                owner=MCP_OWNER)))
         except GroundsearchError as exc:
             return CallToolResult(content=[TextContent(type="text", text=f"error: {exc.message}")], is_error=True)
         text = "\n".join(turn_lines(answer)) + f"\n\n(conversation_id: {answer['conversation_id']})"

@@ -6,8 +6,11 @@ runs unchanged against both.
 
 Semantics every backend honours:
 
-* Every call takes the caller's ``tenant``; a conversation of another tenant reads exactly like one that does
-  not exist (``None`` / ``False``), so an id can never be probed across tenants.
+* Every call takes the caller's ``tenant`` and ``owner`` (the key that started the conversation; ``''`` for
+  callers without a key of their own: local mode, the CLI, MCP, and every operator key, which share the reserved
+  scope). A conversation is keyed by ``(tenant, owner, id)``: another tenant's or another key's conversation
+  reads exactly like one that does not exist (``None`` / ``False``), and a turn sent with its id starts the
+  caller's own conversation, so an id can never be probed, read or overwritten across keys.
 * ``append_turn`` is atomic: the conversation's state, the new turn and the trimming of turns beyond
   ``keep_turns`` commit together or not at all.
 * ``delete`` removes every trace: the conversation row and all its turns (dossiers and audit traces live in them).
@@ -51,31 +54,33 @@ class Conversation:
 
 @runtime_checkable
 class ConversationStore(Protocol):
-    def load(self, tenant: str, conversation_id: str) -> Conversation | None: ...
+    def load(self, tenant: str, conversation_id: str, *, owner: str = "") -> Conversation | None: ...
 
-    def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
+    def turns(self, tenant: str, conversation_id: str, limit: int | None = None, *,
+              owner: str = "") -> list[StoredTurn]:
         """The stored turns, oldest first; with ``limit`` only the newest ``limit`` of them."""
         ...
 
     def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
-                    turn: StoredTurn, keep_turns: int) -> Conversation:
+                    turn: StoredTurn, keep_turns: int, *, owner: str = "") -> Conversation:
         """Create the conversation if new, replace its state, add ``turn`` (its ``seq`` is assigned here),
         and drop the oldest turns beyond ``keep_turns``, all in one transaction."""
         ...
 
-    def delete(self, tenant: str, conversation_id: str) -> bool:
-        """Remove the conversation and every turn; ``False`` when the tenant has no such conversation."""
+    def delete(self, tenant: str, conversation_id: str, *, owner: str = "") -> bool:
+        """Remove the conversation and every turn; ``False`` when this owner has no such conversation."""
         ...
 
     def close(self) -> None: ...
 
 
-def turns_query(mark: str, tenant: str, conversation_id: str, limit: int | None) -> tuple[str, tuple[Any, ...]]:
+def turns_query(mark: str, tenant: str, owner: str, conversation_id: str,
+                limit: int | None) -> tuple[str, tuple[Any, ...]]:
     """``(sql, params)`` reading a conversation's turns newest first (both backends; ``mark`` is the driver's
     placeholder, ``?`` or ``%s``). The caller reverses the rows to oldest first."""
     sql = ("SELECT seq, user_text, reply, assistant, dossier, audit, tools, created_at FROM conversation_turns "
-           f"WHERE tenant = {mark} AND conversation_id = {mark} ORDER BY seq DESC")
-    params: tuple[Any, ...] = (tenant, conversation_id)
+           f"WHERE tenant = {mark} AND owner = {mark} AND conversation_id = {mark} ORDER BY seq DESC")
+    params: tuple[Any, ...] = (tenant, owner, conversation_id)
     if limit is not None:
         sql += f" LIMIT {mark}"
         params += (max(0, int(limit)),)

@@ -1,7 +1,7 @@
-"""``ConversationStore`` on Postgres: the tables of migration 0003, on a small pool of its own.
+"""``ConversationStore`` on Postgres: the tables of migrations 0003 and 0006, on a small pool of its own.
 
 The item store applies the migrations when it opens; this class checks nothing but the tables it uses. Every
-statement is keyed by ``(tenant, id)``, and turns go with their conversation through ``ON DELETE CASCADE``.
+statement is keyed by ``(tenant, owner, id)``, and turns go with their conversation through ``ON DELETE CASCADE``.
 """
 
 from __future__ import annotations
@@ -42,50 +42,54 @@ class PgConversationStore:
     def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
         return in_transaction(self._pool, self._dsn, work)
 
-    def load(self, tenant: str, conversation_id: str) -> Conversation | None:
+    def load(self, tenant: str, conversation_id: str, *, owner: str = "") -> Conversation | None:
         row = self._run(lambda conn: conn.execute(
             "SELECT id, tenant, assistant, state, created_at, updated_at FROM conversations "
-            "WHERE tenant = %s AND id = %s", (tenant, conversation_id)).fetchone())
+            "WHERE tenant = %s AND owner = %s AND id = %s", (tenant, owner, conversation_id)).fetchone())
         if row is None:
             return None
         return Conversation(id=row[0], tenant=row[1], assistant=row[2], state=row[3], created_at=row[4],
                             updated_at=row[5])
 
-    def turns(self, tenant: str, conversation_id: str, limit: int | None = None) -> list[StoredTurn]:
-        sql, params = turns_query("%s", tenant, conversation_id, limit)
+    def turns(self, tenant: str, conversation_id: str, limit: int | None = None, *,
+              owner: str = "") -> list[StoredTurn]:
+        sql, params = turns_query("%s", tenant, owner, conversation_id, limit)
         rows = self._run(lambda conn: conn.execute(sql, params).fetchall())
         return [StoredTurn(seq=r[0], user=r[1], reply=r[2], assistant=r[3], dossier=r[4], audit=r[5],
                            tools=tuple(r[6]), created_at=r[7]) for r in reversed(rows)]
 
     def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
-                    turn: StoredTurn, keep_turns: int) -> Conversation:
+                    turn: StoredTurn, keep_turns: int, *, owner: str = "") -> Conversation:
+        key = (tenant, owner, conversation_id)
+
         def work(conn: psycopg.Connection) -> None:
             conn.execute(
-                "INSERT INTO conversations (tenant, id, assistant, state) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT (tenant, id) DO UPDATE SET assistant = excluded.assistant, state = excluded.state, "
-                "updated_at = now()", (tenant, conversation_id, assistant, Jsonb(dict(state))))
+                "INSERT INTO conversations (tenant, owner, id, assistant, state) VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (tenant, owner, id) DO UPDATE SET assistant = excluded.assistant, "
+                "state = excluded.state, updated_at = now()", (*key, assistant, Jsonb(dict(state))))
             # The conversation row is locked by the upsert above, so concurrent turns of one conversation
             # take their sequence numbers one after the other.
             (last,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM conversation_turns WHERE tenant = %s AND conversation_id = %s",
-                (tenant, conversation_id)).fetchone()
+                "SELECT COALESCE(MAX(seq), 0) FROM conversation_turns "
+                "WHERE tenant = %s AND owner = %s AND conversation_id = %s", key).fetchone()
             seq = int(last) + 1
             conn.execute(
-                "INSERT INTO conversation_turns (tenant, conversation_id, seq, user_text, reply, assistant, dossier, "
-                "audit, tools) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (tenant, conversation_id, seq, turn.user, turn.reply, turn.assistant,
+                "INSERT INTO conversation_turns (tenant, owner, conversation_id, seq, user_text, reply, assistant, "
+                "dossier, audit, tools) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (*key, seq, turn.user, turn.reply, turn.assistant,
                  Jsonb(_plain(turn.dossier)), Jsonb(_plain(turn.audit)), Jsonb(_plain(list(turn.tools)))))
-            conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND conversation_id = %s AND seq <= %s",
-                         (tenant, conversation_id, seq - max(1, keep_turns)))
+            conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND owner = %s AND conversation_id = %s "
+                         "AND seq <= %s", (*key, seq - max(1, keep_turns)))
 
         self._run(work)
-        conversation = self.load(tenant, conversation_id)
+        conversation = self.load(tenant, conversation_id, owner=owner)
         assert conversation is not None
         return conversation
 
-    def delete(self, tenant: str, conversation_id: str) -> bool:
+    def delete(self, tenant: str, conversation_id: str, *, owner: str = "") -> bool:
         return bool(self._run(lambda conn: conn.execute(
-            "DELETE FROM conversations WHERE tenant = %s AND id = %s", (tenant, conversation_id)).rowcount))
+            "DELETE FROM conversations WHERE tenant = %s AND owner = %s AND id = %s",
+            (tenant, owner, conversation_id)).rowcount))
 
 
 def _plain(value: Any) -> Any:

@@ -55,6 +55,7 @@ from .base import check_vectors, page_from
 from .sentence_rows import SentenceRow
 from .keyword_tantivy import KeywordIndex
 from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
+from .sqlite_claims import FileClaims
 from .sqlite_schema import (
     DDL, OP_DELETE, OP_UPSERT, OP_VECTOR, SCHEMA_VERSION, date_ordinal, encode_fields, field_rows, item_filter_sql,
     like_escape, vector_to_blob,
@@ -173,6 +174,17 @@ class SQLiteStore:
             self._refresh()
             return [k for (k,) in self._conn.execute(
                 "SELECT key FROM chunks WHERE vector IS NULL AND key > ? ORDER BY key LIMIT ?", (after, limit))]
+
+    def vector_claims(self) -> FileClaims:
+        """For an embedder sharing this data directory with others (``serve`` beside ``embed``): claim
+        pending chunks before embedding them (``store/sqlite_claims.py``)."""
+        def span(keys: Sequence[int]) -> tuple[int, int]:
+            return min(keys) - 1, max(keys) - min(keys) + 1
+
+        return FileClaims(
+            self.data_dir / "embed-claims.lock",
+            lambda keys: set(self.pending_vectors(*span(keys))) & set(keys),
+            lambda keys, model: set(self.pending_sentences(model, *span(keys))) & set(keys))
 
     def count_pending_vectors(self) -> int:
         with self._lock:

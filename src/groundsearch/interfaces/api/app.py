@@ -131,6 +131,9 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     ``keys`` or the keys file (``api.keys_file``, default ``<data_dir>/api-keys.json``).
     """
     settings = settings or engine.settings
+    # sse-starlette logs every event it sends at DEBUG, i.e. every user's results and source text; an operator
+    # turning the root logger up to DEBUG must not copy them into log files (tests/security/test_logs.py).
+    logging.getLogger("sse_starlette").setLevel(max(logging.INFO, logging.getLogger("sse_starlette").level))
     if not settings.api.local_mode:
         keys = keys or KeyStore(keys_path(settings))
     else:

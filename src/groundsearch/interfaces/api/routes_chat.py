@@ -3,7 +3,8 @@
 
 Keys, roles and tenancy are exactly search's: a viewer may chat, a turn counts against the search rate
 limit, retrieval sees what the caller's search would see, and the conversation is stored under the caller's
-own tenant — so another tenant's conversation id answers 404, indistinguishable from an unknown one.
+own tenant and key — so another tenant's or another key's conversation id answers 404, indistinguishable from an
+unknown one (operator keys share the reserved scope: ``conversation_owner``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,14 @@ class ChatBody(BaseModel):
                                   description="which configured assistant starts a new conversation")
 
 
+def conversation_owner(who: Principal) -> str:
+    """A tenant key's conversations are its own; every-tenant callers (operator keys, local mode) share ``''``."""
+    return "" if who.tenant is None else who.key_id
+
+
 def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
-    return run_turn(engine, body.message, conversation_id=body.conversation_id,
-                    tenant=caller_scope(who.tenant), search_tenant=who.tenant, assistant=body.assistant)
+    return run_turn(engine, body.message, conversation_id=body.conversation_id, tenant=caller_scope(who.tenant),
+                    owner=conversation_owner(who), search_tenant=who.tenant, assistant=body.assistant)
 
 
 _CHAT_RESPONSES = stream_responses(
@@ -69,11 +75,12 @@ async def chat(request: Request, body: ChatBody, stream: bool = False,
 def chat_history(request: Request, conversation_id: str,
                  who: Principal = Depends(requires("viewer"))) -> Any:
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
-    return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant))
+    return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant),
+                   owner=conversation_owner(who))
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
 def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
     """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
-    forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant))
+    forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant), owner=conversation_owner(who))
     return Response(status_code=204)
