@@ -30,7 +30,8 @@ _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńň
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
 _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# Chinese and Japanese script, and the chart emoji (📈 📉 📊), are matched as substrings
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
 _ARTICLES = frozenset(
     "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
@@ -103,7 +104,8 @@ _CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに", "是�
 _OVER_TIME = re.compile(
     r"\b(?:over time|per (?:month|week|quarter|day)|each (?:month|week|quarter)|every (?:month|week)|monthly|"
     r"weekly|quarterly|by (?:month|week|quarter)|month by month|month over month|trend|trends|growth|evolution|"
-    r"evolved|since 20\d\d|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
+    r"evolved|since 20\d\d|by year|per year|each year|every year|yearly|annually|year by year|year over year|"
+    r"por ano|por año|par an|par annee|pro jahr|je jahr|per jaar|per anno|all'anno|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
 _CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
@@ -306,7 +308,7 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 
 
@@ -321,6 +323,7 @@ def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, in
     return found
 
 
+_TOOLS = frozenset("excel xlsx spreadsheet".split())
 _MODALS = frozenset("can could does do will would is are".split())
 _PERSONS = frozenset("you u i we ya".split())
 _SURFACE_PREP = frozenset("su sur auf op".split())
@@ -375,8 +378,8 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     for k in range(clause_start, start):
         if any(_starts(tokens, k, f) for f in _FRAMES_STARTING.get(tokens[k], ())):
             return "as" if prep_use and k < prep else "mentioned"
-    if how_to and not prep_use:
-        return "mentioned"
+    if how_to and (not prep_use or tokens[start] in _TOOLS):
+        return "mentioned"  # "how do I make a table in Excel": Excel is where, not what, the user wants
     if (prep == start - 1 and tokens[prep] in _TOPIC_PREP and any(t in _TOPIC_NOUNS for t in before)
             and not prep_use_article):
         return "mentioned"
@@ -489,11 +492,56 @@ def _ranked(subtype: ChartSubtype | None, folded: str) -> ChartSubtype | None:
     return "ranked-bar" if subtype == "bar" and _RANKING.search(folded) else subtype
 
 
+# A timeline word that is the subject of a clause is talked about, not asked for: "the timeline of the project
+# is tight", "la chronologie du projet est serrée".
+_TIMELINE_SUBJECT = re.compile(
+    r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
+    r"linha do tempo|linea temporale)\b(?: [\w']+){0,4} (?:is|was|looks|seems|est|etait|semble|ist|war|es|era|"
+    r"parece|e|sembra|lijkt)\b(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)")
+_PLAIN_SUBTYPES = frozenset({"bar", "pie", "line", None})
+
+
+@lru_cache(maxsize=1)
+def _descriptions() -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for kind, phrases in lx.KIND_DESCRIPTIONS.items():
+        latin = [re.escape(fold(p)) for p in phrases if not _CJK.search(p)]
+        cjk = [re.escape(p) for p in phrases if _CJK.search(p)]
+        alts = ([r"\b(?:" + "|".join(latin) + r")\b"] if latin else []) + cjk
+        out.append((re.compile("|".join(alts)), kind))
+    return tuple(out)
+
+
+def _described(folded: str) -> tuple[ChartSubtype, str] | None:
+    """The chart kind a request describes by its look, and the words it used."""
+    for rx, kind in _descriptions():
+        m = rx.search(folded)
+        if m:
+            return kind, m.group()  # type: ignore[return-value]
+    return None
+
+
+def _with_description(d: Directive, folded: str) -> Directive:
+    """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
+    if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
+            or d.evidence in ("none", "paraphrase")):
+        return d
+    found = _described(folded)
+    if found is None:
+        return d
+    kind, words = found
+    return Directive("chart", kind, words, "used", True, (), d.terms, framed=d.framed)
+
+
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
     text = " ".join(query.split())
     folded = fold(text)
+    return _with_description(_read(text, folded, idx), folded)
+
+
+def _read(text: str, folded: str, idx: _Index) -> Directive:
     terms = _latin_terms(text, folded, idx)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
@@ -501,7 +549,8 @@ def read_directive(query: str) -> Directive:
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
         chosen = _choose(used + bare, folded)
-        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)):
+        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)
+                                          or _TIMELINE_SUBJECT.search(folded)):
             # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
@@ -512,7 +561,7 @@ def read_directive(query: str) -> Directive:
                          framed=chosen.frame == "as")
     if bare:
         chosen = _choose(bare)
-        if chosen.kind == "timeline" and _SCHEDULE.search(folded):
+        if chosen.kind == "timeline" and (_SCHEDULE.search(folded) or _TIMELINE_SUBJECT.search(folded)):
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "bare", False, ("graph", "chart"), tuple(terms))

@@ -167,7 +167,7 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
 # one final blind measurement.
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
-                                   "intents-heldout5.jsonl")
+                                   "intents-heldout5.jsonl", "intents-heldout6.jsonl")
 
 
 def training_files() -> tuple[str, ...]:
