@@ -81,6 +81,9 @@ class RetrievalSettings(_Frozen):
     # Up to this many vectors the vector leg scans exactly (always full filtered pages, perfect recall);
     # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
     exact_vector_max: int = Field(default=200_000, ge=0)
+    # Postgres only: BM25 from a tantivy index each worker derives from the change log ("local"), or inside
+    # Postgres over the postings tables ("sql"). Chosen by measurement, see docs/scaling.md.
+    pg_keyword_leg: Literal["local", "sql"] = "local"
     # BLAS threads for the vector scan; the legs already run concurrently, so more oversubscribes the cores
     # (threads.py, BENCHMARKS.md). 0 leaves the BLAS library's own default.
     blas_threads: int = Field(default=1, ge=0, le=256)
@@ -357,6 +360,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "BLAS_THREADS": "retrieval.blas_threads",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
         "EXACT_VECTOR_MAX": "retrieval.exact_vector_max",
+        "PG_KEYWORD_LEG": "retrieval.pg_keyword_leg",
         "GATE_THRESHOLD": "retrieval.gate_threshold",
         "RERANKER": "retrieval.reranker",
         "RERANK_DEPTH": "retrieval.rerank_depth",

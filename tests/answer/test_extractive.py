@@ -265,3 +265,32 @@ def test_an_unreadable_sentence_store_costs_time_not_the_answer() -> None:
     vectors = SentenceVectors(HashEmbedder(), store=Down())
     got = vectors.sentences([("news:s0#0", "Facebook acquired Instagram for $1 billion.")])
     assert got.shape == (1, HashEmbedder().dim) and vectors.misses == 1
+
+
+def test_one_date_spelled_two_ways_is_agreement_not_a_conflict() -> None:
+    # RGB's answerable pages spell one date several ways; counted apart, they looked like rival values
+    hits = (snippet(0, "Super Bowl LV was played on February 7, 2021, at Raymond James Stadium in Tampa."),
+            snippet(1, "Super Bowl LV was played on 7 February 2021, at Raymond James Stadium in Tampa."))
+    prose = answer("When was Super Bowl LV played?", hits, SentenceVectors(HashEmbedder()))
+    assert not any(s.text.startswith(CONFLICT_PREFIX) for s in prose.sentences)
+    assert prose.sentences[0].text == f"{ANSWER_PREFIX}February 7, 2021."
+    assert set(prose.sentences[0].citations) == {"news:s0#0", "news:s1#0"}
+
+
+def test_date_keys_read_every_spelling_of_a_day_and_leave_bare_years_alone() -> None:
+    from groundsearch.answer.answer_type import date_key, date_keys
+
+    assert {date_key(s) for s in ("5 January 2020", "January 5, 2020", "Jan. 5th, 2020", "2020-01-05")} == {"2020-01-05"}
+    assert date_key("May 2012") == "2012-05" and date_key("2012") is None and date_key("Tampa") is None
+    assert date_keys("Held on 5 January 2020, then again on Jan 5, 2021, and in 2022.") == {"2020-01-05", "2021-01-05"}
+
+
+def test_the_asked_value_s_noun_is_not_a_relation_the_answer_must_repeat() -> None:
+    # "the date of the draft" is answered by "the draft took place on ...", which says no "date"
+    from groundsearch.answer.answerable import relation_and_topic
+
+    relation, topic = relation_and_topic("What is the date of the 2020 NBA Draft?")
+    assert "date" not in relation and {"nba", "draft", "2020"} <= topic
+    hits = tuple(snippet(i, f"The 2020 NBA Draft took place on November 18, 2020, report {i} says.") for i in range(2))
+    prose = answer("What is the date of the 2020 NBA Draft?", hits, SentenceVectors(HashEmbedder()))
+    assert prose.sentences[0].text == f"{ANSWER_PREFIX}November 18, 2020."

@@ -100,3 +100,38 @@ def test_cli_prints_one_json_object(rgb_dir: Path, tmp_path: Path, monkeypatch: 
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)
     assert body["queries"] == 1 and set(body["conditions"]) == set(CONDITIONS)
+
+
+def test_every_no_answer_the_extractive_answer_writes_is_what_the_eval_counts_as_abstention() -> None:
+    # the client's bar: "the answer must say it found none" — each way extractive says so, and only those
+    from types import SimpleNamespace
+
+    from groundsearch.answer.extractive import NO_ANSWER, answer, no_answer
+    from groundsearch.answer.sentence_vectors import SentenceVectors
+    from groundsearch.evaluation.answers import abstained, answer_line
+    from groundsearch.types import Chunk, EvidenceHit, Item, LegScore
+
+    def hit(n: int, text: str, title: str = "") -> EvidenceHit:
+        item = Item(id=f"news:s{n}", collection="news", title=title, text=text)
+        return EvidenceHit(chunk=Chunk(id=f"news:s{n}#0", item_id=item.id, position=0, text=text), item=item,
+                           score=1 / (60 + n), legs=(LegScore("vector", n + 1, 0.6),))
+
+    vectors = SentenceVectors(HashEmbedder())
+    listed = no_answer((hit(0, "x", "Wimbledon tickets"), hit(1, "y", "Grass courts")))
+    topical = answer("Who won the women's singles Wimbledon in 2021?",
+                     (hit(0, "Tickets for the 2021 Wimbledon final went on sale in March, and queues formed early."),
+                      hit(1, "Wimbledon is the oldest tennis tournament in the world, played on grass since 1877.")),
+                     vectors)
+    year_only = answer("When was GPT-3 released?",
+                       (hit(0, "OpenAI released GPT-3 to a limited beta of developers in 2020."),), vectors)
+    answered = answer("Who won the women's singles Wimbledon in 2019?",
+                      tuple(hit(i, f"Simona Halep won the women's singles title at Wimbledon in 2019, report {i} "
+                                   f"says.") for i in range(2)), vectors)
+    for prose in (SimpleNamespace(sentences=(listed,), text=listed.text), topical, year_only):
+        response = SimpleNamespace(prose=prose)
+        assert abstained(response) and answer_line(response) is None  # type: ignore[arg-type]
+        assert prose.sentences[0].text.startswith(NO_ANSWER)
+    assert "“Wimbledon tickets” and “Grass courts”" in listed.text  # what was found instead, by name
+    assert len(topical.sentences) >= 1 and len(year_only.sentences) >= 2  # ... or the closest passages, quoted
+    assert not abstained(SimpleNamespace(prose=answered))  # type: ignore[arg-type]
+    assert answer_line(SimpleNamespace(prose=answered)) == "Simona Halep."  # type: ignore[arg-type]

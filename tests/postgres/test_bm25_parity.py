@@ -42,14 +42,19 @@ def corpus(n_items: int = 150) -> list[ItemWrite]:
     return writes
 
 
+def load(stores, writes: list[ItemWrite]) -> None:
+    """The corpus in two batches into each store (the second batch moves the statistics the first set)."""
+    for store in stores:
+        store.upsert(writes[:100])
+        store.upsert(writes[100:])
+
+
 @pytest.fixture(scope="module")
 def both(postgres_database, tmp_path_factory: pytest.TempPathFactory):
     writes = corpus()
-    pg = PostgresStore.open(postgres_database(), dim=8)
+    pg = PostgresStore.open(postgres_database(), dim=8, keyword_leg="sql")
     lite = SQLiteStore.open(Path(tmp_path_factory.mktemp("lite")), dim=8)
-    for store in (pg, lite):
-        store.upsert(writes[:100])
-        store.upsert(writes[100:])
+    load((pg, lite), writes)
     yield pg, lite, writes
     pg.close()
     lite.close()

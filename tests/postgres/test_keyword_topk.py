@@ -58,7 +58,7 @@ def shallow_first_round(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def store(postgres_database):
     dsn = postgres_database()
-    s = PostgresStore.open(dsn, dim=4)
+    s = PostgresStore.open(dsn, dim=4, keyword_leg="sql")
     rng = np.random.default_rng(3)
     s.upsert(writes(rng, 0, 600, min_len=5, max_len=40))
     yield s, dsn, rng
@@ -113,7 +113,7 @@ def test_shallow_pages_score_fewer_chunks_than_the_lists_hold(store) -> None:
 
 def test_exact_after_the_mean_length_drifts_deletes_and_a_refresh(postgres_database) -> None:
     dsn = postgres_database()
-    s = PostgresStore.open(dsn, dim=4)
+    s = PostgresStore.open(dsn, dim=4, keyword_leg="sql")
     try:
         rng = np.random.default_rng(11)
         s.upsert(writes(rng, 0, 300, min_len=3, max_len=12))  # impacts computed at a short mean length
@@ -195,7 +195,7 @@ def test_a_delete_between_threshold_and_candidates_cannot_shorten_the_page(postg
     """The two statements read one snapshot. A writer deleting the page's chunks right after the threshold
     was taken must not leave the leg cutting at a threshold no remaining chunk reaches (a short page)."""
     dsn = postgres_database()
-    s = PostgresStore.open(dsn, dim=4)
+    s = PostgresStore.open(dsn, dim=4, keyword_leg="sql")
     try:
         s.upsert(writes(np.random.default_rng(5), 0, 600, min_len=5, max_len=40))
         before = oracle(dsn, "w0 w1", SearchFilter(), 11, 0)

@@ -34,3 +34,22 @@ def test_attack_syntax_in_the_query_cannot_cross_tenant_or_status(store: Store, 
     assert set(got) <= {"a1"}, f"{query!r} reached {got}"
     # the same words without syntax do find the caller's own item: the filter, not an empty match, keeps b out
     assert kw_ids(store, "secret plans", SearchFilter(tenant="a")) == ["a1"]
+
+
+PREVIEW_ATTACKS = ATTACKS + ["%", "_", "%secret%", "secret%", "s_cret", "\\%", "'", "''", '"', "[s]ecret", "*"]
+
+
+@pytest.mark.parametrize("prefix", PREVIEW_ATTACKS)
+def test_attack_typeahead_text_is_literal_and_stays_in_the_tenant(store: Store, prefix: str) -> None:  # noqa: F811
+    """The title typeahead (``Store.preview``, a LIKE/prefix match on both backends): wildcards, quotes and
+    field syntax in what the user typed are literal text. A caller of tenant ``a`` never sees tenant ``b``'s or
+    a draft's title, and ``%`` or ``_`` does not match every title."""
+    store.upsert([
+        write("a1", "secret plans of the first tenant", tenant="a", title="Secret plans A"),
+        write("b1", "secret plans of tenant b", tenant="b", title="Secret plans B"),
+        write("a-draft", "secret plans still in draft", tenant="a", status="draft", title="Secret draft"),
+        write("a2", "percent and underscore", tenant="a", title="Quarterly numbers"),
+    ])
+    got = [h.item_id for h in store.preview(prefix, SearchFilter(tenant="a"), 20)]
+    assert set(got) <= {"a1"}, f"{prefix!r} reached {got}"
+    assert [h.item_id for h in store.preview("secret", SearchFilter(tenant="a"), 20)] == ["a1"]

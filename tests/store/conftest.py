@@ -14,7 +14,8 @@ import pytest
 
 from groundsearch.store.base import Store
 
-BACKENDS = ["sqlite", "postgres"]
+# "postgres" answers keyword queries from its per-worker local index, "postgres-sql" inside Postgres
+BACKENDS = ["sqlite", "postgres", "postgres-sql"]
 
 
 @dataclass
@@ -49,7 +50,8 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             opened.append(again)
             return again
 
-    elif request.param == "postgres":
+    elif request.param in ("postgres", "postgres-sql"):
+        leg = "local" if request.param == "postgres" else "sql"
         dsn_factory = request.getfixturevalue("postgres_database")  # tests/conftest.py
         from groundsearch.store.postgres import PostgresStore
 
@@ -57,7 +59,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
         def make(dim: int = 32) -> Store:
             dsn = dsn_factory()
-            store = PostgresStore.open(dsn, dim=dim)
+            store = PostgresStore.open(dsn, dim=dim, keyword_leg=leg)
             dsns[id(store)] = (dsn, dim)
             opened.append(store)
             return store
@@ -65,7 +67,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         def reopen(store: Store) -> Store:
             dsn, dim = dsns[id(store)]
             store.close()
-            again = PostgresStore.open(dsn, dim=dim)
+            again = PostgresStore.open(dsn, dim=dim, keyword_leg=leg)
             dsns[id(again)] = (dsn, dim)
             opened.append(again)
             return again

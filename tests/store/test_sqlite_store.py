@@ -84,6 +84,29 @@ def test_hnsw_path_gives_full_filtered_pages_and_survives_reopen(tmp_path: Path,
         store.close()
 
 
+def test_a_restored_graph_searches_with_the_stores_expansion_not_usearchs_default(tmp_path: Path) -> None:
+    """usearch's saved graph does not keep ``expansion_search`` / ``expansion_add``: restored as is, every reopened
+    store searched with usearch's default ef 64 instead of the store's (measured at 1M real-derived vectors: the
+    store's recall@10 fell from that of its own ef to that of ef 64)."""
+    from groundsearch.store import vectors as vector_module
+
+    rng = np.random.default_rng(4)
+    store = SQLiteStore.open(tmp_path / "s", dim=DIM, exact_vector_max=50)
+    store.upsert([_record(i, v) for i, v in enumerate(_clustered(rng, 200))])
+    built = store._vectors._hnsw
+    assert (built.expansion_search, built.expansion_add) == (vector_module._EXPANSION_SEARCH, vector_module._EXPANSION_ADD)
+    store.close()
+    for read_only in (False, True):
+        again = SQLiteStore.open(tmp_path / "s", dim=DIM, exact_vector_max=50, read_only=read_only)
+        try:
+            graph = again._vectors._hnsw
+            assert graph is not None and graph is not built
+            assert (graph.expansion_search, graph.expansion_add) == (vector_module._EXPANSION_SEARCH,
+                                                                     vector_module._EXPANSION_ADD)
+        finally:
+            again.close()
+
+
 def test_filtered_graph_edges_never_count_an_excluded_item_even_when_the_aggregate_answers(tmp_path: Path) -> None:
     """Attack: the aggregate shortcut (used when the filter admits every item of the seeds' mentions) must
     not answer when one such item is a draft, another tenant's, another collection's or undated under a date

@@ -18,7 +18,7 @@ from typing import Literal
 
 from ..store.text import analyze
 
-__all__ = ["AnswerType", "answer_spans", "choices", "expected_type"]
+__all__ = ["AnswerType", "answer_spans", "choices", "date_key", "date_keys", "expected_type"]
 
 AnswerType = Literal["person", "place", "date", "number", "entity", "yesno", "choice", "other"]
 
@@ -31,6 +31,12 @@ _DATE = re.compile(
     r"|\d{4}-\d{2}-\d{2}"
     r"|(?:1[0-9]|20)\d{2}s?)\b"  # 1994, the 1990s
 )
+_MONTH_NUMBER = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                             "dec"), start=1)}
+_DAY_MONTH_YEAR = re.compile(rf"^(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{{4}})"
+                             rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTH}),?\s+(?P<y2>\d{{4}})"
+                             rf"|(?P<m3>{_MONTH})\s+(?P<y3>\d{{4}})"
+                             r"|(?P<y4>\d{4})-(?P<m4>\d{2})-(?P<d4>\d{2}))$")
 _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
                  "seventeen eighteen nineteen twenty thirty forty fifty hundred thousand").split()
 _NUMBER = re.compile(
@@ -94,6 +100,25 @@ def expected_type(question: str) -> AnswerType:
             and not re.search(r"\b(?:how|why|mean|means|definition)\b", q):
         return "entity"
     return "other"
+
+
+def date_key(span: str) -> str | None:
+    """A date span as ``YYYY-MM-DD`` (or ``YYYY-MM``) whatever its spelling — "5 January 2020", "Jan. 5,
+    2020" and "2020-01-05" are one date — or None for anything else, a bare year included."""
+    m = _DAY_MONTH_YEAR.match(span.strip())
+    if not m:
+        return None
+    g = m.groupdict()
+    year = g["y1"] or g["y2"] or g["y3"] or g["y4"]
+    month_word = g["m1"] or g["m2"] or g["m3"]
+    month = _MONTH_NUMBER[month_word[:3].casefold()] if month_word else int(g["m4"])
+    day = g["d1"] or g["d2"] or g["d4"]
+    return f"{year}-{month:02d}-{int(day):02d}" if day else f"{year}-{month:02d}"
+
+
+def date_keys(text: str) -> set[str]:
+    """The :func:`date_key` of every date ``text`` spells out."""
+    return {k for k in (date_key(m.group(0)) for m in _DATE.finditer(text)) if k}
 
 
 def _names(sentence: str) -> list[tuple[int, str]]:

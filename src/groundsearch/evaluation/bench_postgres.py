@@ -32,6 +32,7 @@ import numpy as np
 
 from ..store.base import Store
 from ..types import Chunk, Item, ItemWrite, SearchFilter
+from .bench_pg_local import freshness_costs, startup_costs, top10_parity
 from .bench_store import ZIPF_S, _timing, hybrid_page, page_item_ids, synthetic_vocabulary, unit_vectors
 
 __all__ = ["bench_postgres_vs_sqlite"]
@@ -67,7 +68,8 @@ def _load(store: Store, texts: list[str], vectors: np.ndarray, start: int, stop:
 def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 200, seed: int = 0, *,
                              dsn: str | None = None, vocab_size: int = 50_000, words_per_chunk: int = 80,
                              depth: int = 100, incremental: int = 5_000, batch: int = 1_000,
-                             reuse: Path | None = None, exhaustive: bool = True) -> dict[str, Any]:
+                             reuse: Path | None = None, exhaustive: bool = True,
+                             sql_leg: bool = True) -> dict[str, Any]:
     """Build both stores with ``n`` chunks and time hybrid queries on each (see module doc).
 
     ``dsn`` names an empty Postgres database to use; by default a local embedded server is started with
@@ -75,6 +77,9 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
     (and the embedded server's cluster) after the run: the first run builds them there, later runs with the
     same corpus parameters only query (a 100k build takes tens of minutes on a busy machine, the queries
     about two). ``exhaustive=False`` skips timing the old single-pass keyword query beside the leg.
+
+    Postgres answers keyword queries with the per-worker local leg (``postgres``); ``sql_leg`` also runs the
+    in-database SQL leg on the same database in the same rounds (``postgres_sql_leg``), for same-run ratios.
     """
     import psycopg
 
@@ -123,9 +128,25 @@ def bench_postgres_vs_sqlite(n: int = 100_000, dim: int = 384, queries: int = 20
             lite = SQLiteStore.open(lite_path, dim)
             pg = PostgresStore.open(dsn, dim=dim, pool_size=4)
             result["ingest"] = {"reused_build": str(reuse), **built["ingest"]}
-        result["query"] = _query_side_by_side({"sqlite": lite, "postgres": pg}, q_texts, q_vecs, vectors, depth)
-        if exhaustive:
-            result["postgres_keyword_vs_exhaustive"] = _keyword_vs_exhaustive(pg, lite, dsn, q_texts, depth)
+        pg.close()  # the build's store used the SQL leg (writes are the same for both legs)
+        pg = PostgresStore.open(dsn, dim=dim, pool_size=4, keyword_leg="local")
+        local = result["postgres_local_keyword_leg"] = startup_costs(pg)
+        local["parity_with_sqlite"] = top10_parity(pg, lite, q_texts)
+        stores: dict[str, Store] = {"sqlite": lite, "postgres": pg}
+        pg_sql = PostgresStore.open(dsn, dim=dim, pool_size=4, keyword_leg="sql") if sql_leg else None
+        if pg_sql is not None:
+            stores["postgres_sql_leg"] = pg_sql
+        result["query"] = _query_side_by_side(stores, q_texts, q_vecs, vectors, depth)
+        for name in stores:
+            if name != "sqlite":
+                leg = result["query"][name]["keyword_leg"]
+                result[f"ratio_keyword_p95_{name}_over_sqlite"] = round(
+                    leg["p95_ms"] / result["query"]["sqlite"]["keyword_leg"]["p95_ms"], 2)
+        if exhaustive and pg_sql is not None:
+            result["postgres_keyword_vs_exhaustive"] = _keyword_vs_exhaustive(pg_sql, lite, dsn, q_texts, depth)
+        if pg_sql is not None:
+            pg_sql.close()
+        local.update(freshness_costs(pg, dsn, dim))
         p50 = {k: v["hybrid"]["p50_ms"] for k, v in result["query"].items()}
         p95 = {k: v["hybrid"]["p95_ms"] for k, v in result["query"].items()}
         result["ratio_hybrid_p50_postgres_over_sqlite"] = round(p50["postgres"] / p50["sqlite"], 2)
@@ -258,9 +279,12 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--reuse", type=Path, help="keep the built stores here and reuse them on later runs")
     parser.add_argument("--no-exhaustive", action="store_true", help="skip timing the old single-pass query")
+    parser.add_argument("--no-sql-leg", action="store_true", help="skip the in-database SQL keyword leg")
     args = parser.parse_args()
+    before = [round(x, 2) for x in os.getloadavg()]
     out = bench_postgres_vs_sqlite(n=args.chunks, queries=args.queries, depth=args.depth, reuse=args.reuse,
-                                   exhaustive=not args.no_exhaustive)
+                                   exhaustive=not args.no_exhaustive, sql_leg=not args.no_sql_leg)
+    out["load_average_before"] = before
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=1))
 

@@ -154,6 +154,40 @@ def bench_vector_leg(n: int, dim: int = 384, queries: int = 200, seed: int = 0, 
     }
 
 
+def time_hybrid(store: Store, queries: Sequence[tuple[str, np.ndarray]], matrix: np.ndarray,
+                depth: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Milliseconds per query of the hybrid page and of a bare exact mat-vec over ``matrix`` (alternating who
+    runs first), then of the keyword and the vector leg alone: ``(hybrid, numpy, keyword, vector)``."""
+    f = SearchFilter()
+    hybrid_ms: list[float] = []
+    numpy_ms: list[float] = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for j, (text, q) in enumerate(queries):
+            def hybrid() -> None:
+                assert hybrid_page(store, pool, text, q, f, depth)
+
+            def baseline() -> None:  # the bare exact matrix-vector product: a yardstick for machine load
+                np.argpartition(-(matrix @ q), depth)[:depth]
+
+            runs = [(hybrid, hybrid_ms), (baseline, numpy_ms)]
+            for fn, sink in runs if j % 2 == 0 else reversed(runs):
+                t = time.perf_counter()
+                fn()
+                sink.append((time.perf_counter() - t) * 1000)
+    kw_ms = _timed(lambda text, q: store.keyword_search(text, f, depth), queries)
+    vec_ms = _timed(lambda text, q: store.vector_search(q, f, depth), queries)
+    return hybrid_ms, numpy_ms, kw_ms, vec_ms
+
+
+def _timed(fn: Callable[[str, np.ndarray], Any], queries: Sequence[tuple[str, np.ndarray]]) -> list[float]:
+    out = []
+    for text, q in queries:
+        t = time.perf_counter()
+        fn(text, q)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
 def _scaling_one(n: int, dim: int, queries: int, seed: int, vocab_size: int, words_per_chunk: int,
                  depth: int, exact_vector_max: int | None) -> dict[str, Any]:
     """One size, in its own process (so ``ru_maxrss`` is this size's peak)."""
@@ -171,28 +205,7 @@ def _scaling_one(n: int, dim: int, queries: int, seed: int, vocab_size: int, wor
             texts = [" ".join(vocab[j] for j in _zipf_ids(rng, vocab_size, int(rng.integers(2, 7))))
                      for _ in range(queries)]
             qs = unit_vectors(rng, queries, dim)
-            f = SearchFilter()
-            kw_ms, vec_ms, hybrid_ms, numpy_ms = [], [], [], []
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                for j, (text, q) in enumerate(zip(texts, qs)):
-                    def hybrid() -> None:
-                        assert hybrid_page(store, pool, text, q, f, depth)
-
-                    def baseline() -> None:  # the bare exact matrix-vector product: a yardstick for machine load
-                        np.argpartition(-(matrix @ q), depth)[:depth]
-
-                    runs = [(hybrid, hybrid_ms), (baseline, numpy_ms)]
-                    for fn, sink in runs if j % 2 == 0 else reversed(runs):
-                        t = time.perf_counter()
-                        fn()
-                        sink.append((time.perf_counter() - t) * 1000)
-                for text, q in zip(texts, qs):
-                    t = time.perf_counter()
-                    store.keyword_search(text, f, depth)
-                    kw_ms.append((time.perf_counter() - t) * 1000)
-                    t = time.perf_counter()
-                    store.vector_search(q, f, depth)
-                    vec_ms.append((time.perf_counter() - t) * 1000)
+            hybrid_ms, numpy_ms, kw_ms, vec_ms = time_hybrid(store, list(zip(texts, qs)), matrix, depth)
             mode = "hnsw" if store._vectors.uses_hnsw else "exact"
         finally:
             store.close()

@@ -8,9 +8,11 @@ pure modules (``pg_filters``, ``pg_bm25``, ``pg_vector``, ``pg_codec``); this cl
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import psycopg
@@ -22,6 +24,7 @@ from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, Se
 from . import pg_curation, pg_sentences
 from .base import check_vectors, page_from
 from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
+from .pg_local_keyword import LocalKeywordLeg, log_changes
 from .pg_claims import VectorClaims
 from .pg_codec import decode_text as dec
 from .pg_codec import encode_text as enc
@@ -36,6 +39,7 @@ from .text import analyze
 __all__ = ["PostgresStore", "migrate"]
 
 T = TypeVar("T")
+KeywordLeg = Literal["local", "sql"]
 _META_PREFIX = "meta:"  # callers' keys, apart from the store's own (e.g. "dim")
 _LOCK_DIM = 0x67726F756E65  # advisory lock for fixing the store's dimension and building its HNSW index
 _ITEMS = ", ".join(f"i.{c}" for c in ITEM_COLUMNS)
@@ -45,17 +49,27 @@ _CHUNK_COLS = "c.id, c.item_id, c.position, c.body, c.heading_path, c.entities"
 class PostgresStore:
     """Store protocol on Postgres. Thread-safe: every call borrows a pooled connection."""
 
-    def __init__(self, dsn: str, dim: int, pool: ConnectionPool) -> None:
+    def __init__(self, dsn: str, dim: int, pool: ConnectionPool, keyword_leg: KeywordLeg = "local",
+                 keyword_dir: Path | None = None) -> None:
         self.dim = dim
         self._dsn = dsn
         self._pool = pool
+        # "local": a tantivy index in this process, derived from the change log (pg_local_keyword.py);
+        # "sql": BM25 over the postings tables inside Postgres (pg_keyword.py)
+        self.keyword_leg = keyword_leg
+        self.local_keyword = LocalKeywordLeg(self._run, dsn, keyword_dir) if keyword_leg == "local" else None
 
     # ---- lifecycle ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True) -> PostgresStore:
-        """Connect, migrate (unless ``migrate=False``), check the schema and the vector dimension."""
+    def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True, keyword_leg: KeywordLeg = "local",
+             keyword_dir: Path | None = None) -> PostgresStore:
+        """Connect, migrate (unless ``migrate=False``), check the schema and the vector dimension.
+        ``keyword_leg`` picks the BM25 implementation; ``keyword_dir`` holds the local one's index (default: a
+        fresh temporary directory, removed on close)."""
         if dim <= 0:
             raise ConfigError(f"vector dimension must be positive, got {dim}")
+        if keyword_leg not in ("local", "sql"):
+            raise ConfigError(f"keyword_leg must be 'local' or 'sql', got {keyword_leg!r}")
         if migrate:
             apply_migrations(dsn)
         with connect_once(dsn) as conn:
@@ -70,9 +84,11 @@ class PostgresStore:
         except PoolTimeout as exc:
             pool.close()
             raise unavailable(dsn, exc) from exc
-        return cls(dsn, dim, pool)
+        return cls(dsn, dim, pool, keyword_leg, keyword_dir)
 
     def close(self) -> None:
+        if self.local_keyword is not None:
+            self.local_keyword.close()
         self._pool.close()
 
     def _run(self, work: Callable[[psycopg.Connection], T]) -> T:
@@ -111,11 +127,13 @@ class PostgresStore:
                         for i, vec in batch.vectors:
                             cp.write_row((pks[i], vec))
                 added = sum(row[-2] for row in batch.chunks)
-                cur.execute(
+                seq = cur.execute(
                     "UPDATE corpus_stats SET n_chunks = n_chunks + %s, n_terms = n_terms + %s,"
-                    " impact_avglen = COALESCE(impact_avglen, %s), impact_ref_min = LEAST(impact_ref_min, %s)",
+                    " impact_avglen = COALESCE(impact_avglen, %s), impact_ref_min = LEAST(impact_ref_min, %s),"
+                    " log_seq = log_seq + 1 RETURNING log_seq",
                     (len(batch.chunks) - len(removed), added - sum(r[1] for r in removed), ref, ref),
-                )
+                ).fetchone()[0]  # type: ignore[index]
+                log_changes(cur, seq, [r[0] for r in removed] + pks)
 
         self._run(work)
 
@@ -131,10 +149,12 @@ class PostgresStore:
                 _apply_df(cur, term_df_deltas((), removed_terms))
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
                 if removed:
-                    cur.execute(
-                        "UPDATE corpus_stats SET n_chunks = n_chunks - %s, n_terms = n_terms - %s",
+                    seq = cur.execute(
+                        "UPDATE corpus_stats SET n_chunks = n_chunks - %s, n_terms = n_terms - %s,"
+                        " log_seq = log_seq + 1 RETURNING log_seq",
                         (len(removed), sum(r[1] for r in removed)),
-                    )
+                    ).fetchone()[0]  # type: ignore[index]
+                    log_changes(cur, seq, [r[0] for r in removed])
                 return len(gone)
 
         return self._run(work)
@@ -280,9 +300,26 @@ class PostgresStore:
         terms = list(dict.fromkeys(analyze(query)))  # distinct, as the embedded index ORs distinct term queries
         if not terms:
             return Page(hits=(), offset=offset, has_more=False)
+        if self.local_keyword is not None:
+            narrowed = self._resolve_review(filter)
+            if narrowed is None:
+                return Page(hits=(), offset=offset, has_more=False)
+            return page_from(self.local_keyword.search(terms, narrowed, limit + 1, offset), offset, limit)
         where = compile_filter(filter)
         rows = self._run(lambda conn: keyword_top(conn, terms, where, offset + limit + 1))
         return page_from(rows[offset:], offset, limit)
+
+    def _resolve_review(self, f: SearchFilter) -> SearchFilter | None:
+        """``f`` with its review-cadence parts turned into the item ids they admit, for the local index, which
+        holds field values as exact terms and cannot compare dates (as the embedded store does it); ``None``
+        when no item passes."""
+        if not f.review_statuses and f.review_due_before is None:
+            return f
+        only = compile_filter(SearchFilter(item_ids=f.item_ids, review_statuses=f.review_statuses,
+                                           review_due_before=f.review_due_before,
+                                           statuses=("draft", "published", "archived"), include_superseded=True))
+        ids = tuple(dec(r[0]) for r in self._fetch(f"SELECT i.id FROM items i WHERE {only.sql}", only.params))
+        return dataclasses.replace(f, item_ids=ids, review_statuses=(), review_due_before=None) if ids else None
 
     def refresh_keyword_impacts(self) -> dict[str, float]:
         """See :func:`~groundsearch.store.pg_keyword.refresh_impacts`."""

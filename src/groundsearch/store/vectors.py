@@ -418,6 +418,9 @@ def _restore_verified(path: Path, state: dict, dim: int) -> tuple[HNSW | None, s
         return None, f"could not be loaded ({exc})"
     if graph is None or graph.ndim != dim:
         return None, "holds a graph of another shape"
+    # the saved file keeps the graph, not these two knobs: restored as is, usearch's defaults (search 64,
+    # add 128) would replace the store's in every reopened process
+    graph.expansion_search, graph.expansion_add = _EXPANSION_SEARCH, _EXPANSION_ADD
     return graph, None
 
 

@@ -244,14 +244,15 @@ async def run_upload(request: Request, job: Job, background: bool) -> IngestOut 
 
 
 @router.get("/jobs", response_model=JobList, tags=["items"])
-def list_jobs(request: Request, who: Principal = Depends(requires("viewer"))) -> JobList:
-    """The caller's tenant's recent ingest jobs, newest first."""
+def list_jobs(request: Request, who: Principal = Depends(requires("editor"))) -> JobList:
+    """The caller's tenant's recent ingest jobs, newest first. Editors and admins only, like uploading: a job
+    names its file, and a viewer must not learn from it that a draft exists."""
     jobs = runner(request)
     return JobList(jobs=[j.out(jobs.limits) for j in jobs.visible(who)])
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut, tags=["items"])
-def get_job(request: Request, job_id: str, who: Principal = Depends(requires("viewer"))) -> JobOut:
+def get_job(request: Request, job_id: str, who: Principal = Depends(requires("editor"))) -> JobOut:
     """Status of one ingest job of the caller's tenant: queued, running, completed (with the ingest report),
     failed (with the error) or cancelled."""
     jobs = runner(request)

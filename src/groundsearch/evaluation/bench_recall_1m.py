@@ -1,0 +1,250 @@
+"""Recall@10 at 1M rows on both backends, the latency at each ``ef``, and the embedded hybrid at 1M (issue 15).
+
+The corpus, queries and exact truth come from ``recall_corpus`` (real MiniLM vectors grown to 1M with
+perturbation; real SciFact/MuSiQue queries). Build once, in the background, then sweep in minutes::
+
+    nice -n 15 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m build-store --dir /tmp/recall1m
+    nice -n 15 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m build-pg --dir /tmp/recall1m
+    OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m sweep-store --dir /tmp/recall1m
+    OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m sweep-pg --dir /tmp/recall1m
+    OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m hybrid --dir /tmp/recall1m
+
+The embedded side is the real ``SQLiteStore``: its own int8 usearch graph (built by the store, in one go,
+when it is reopened over ``exact_vector_max``) and its own ``vector_search`` (candidates re-scored exactly),
+so the recall is the product's, not a bare graph's. The Postgres side is a ``chunk_vectors`` table of the
+store's shape with the store's own HNSW index DDL and per-query settings (iterative scan), without the
+join to chunks and items that the store adds for filters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .bench_store import _timing, time_hybrid
+from .recall_corpus import SAMPLE, load_corpus, real_queries, sample_queries as _sample, tie_aware_recall
+
+__all__ = ["build_graph", "build_store", "sweep", "sweep_graph", "sweep_store"]
+
+EF_SWEEP = (64, 128, 192, 256, 384, 512)
+PG_EF_SWEEP = (40, 101, 200, 400, 800)  # 40 and 101: what the store sets at limit 10 and at hybrid depth 100
+DIM = 384
+BATCH = 2_000
+
+
+def build_store(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
+    from ..store.sqlite import SQLiteStore
+    from ..types import Chunk, Item, ItemWrite
+
+    corpus = load_corpus(root)
+    vectors, origin = corpus["vectors"], corpus["origin"]
+    texts = json.loads((root / "texts.json").read_text())
+    path = root / "sqlite"
+    n = len(vectors)
+    started = time.perf_counter()
+    # no graph while loading: the store builds it in one go on the reopen below, as it does at 1M
+    store = SQLiteStore.open(path, DIM, exact_vector_max=n + 1)
+    try:
+        for start in range(0, n, BATCH):
+            writes = []
+            for row in range(start, min(n, start + BATCH)):
+                text = texts[origin[row]]
+                item = Item(id=f"r{row}", collection="recall", title=f"Row {row}", text=text, content_hash=f"r{row}")
+                chunk = Chunk(id=f"r{row}#0", item_id=f"r{row}", position=0, text=text)
+                writes.append(ItemWrite(item=item, chunks=(chunk,), vectors=np.asarray(vectors[row : row + 1])))
+            store.upsert(writes)
+            if start % 100_000 == 0:
+                print(f"rows {start:,} at {time.perf_counter() - started:.0f} s", flush=True)
+    finally:
+        store.close()
+    rows_s = time.perf_counter() - started
+    started = time.perf_counter()
+    SQLiteStore.open(path, DIM, exact_vector_max=exact_max).close()  # over exact_vector_max: builds the usearch graph and saves it
+    graph_s = time.perf_counter() - started
+    out = {"rows": n, "rows_seconds": round(rows_s, 1), "graph_seconds": round(graph_s, 1), "load": os.getloadavg()}
+    (root / "store-build.json").write_text(json.dumps(out))
+    return out
+
+
+def _vector_index(root: Path, vectors: np.ndarray, exact_max: int):  # noqa: ANN202
+    """The store's own ``VectorIndex`` over the corpus (chunk key = row + 1), its graph directory under ``root``."""
+    from ..store.vectors import NO_DATE, VectorIndex, VectorRows
+
+    index = VectorIndex(DIM, exact_max, root / "graph")
+    for start in range(0, len(vectors), 100_000):
+        rows = np.arange(start, min(len(vectors), start + 100_000), dtype=np.int64)
+        index.append(VectorRows(keys=rows + 1, vectors=np.asarray(vectors[start : start + len(rows)]),
+                                item_rowids=rows + 1, collections=["recall"] * len(rows),
+                                statuses=["published"] * len(rows), superseded=np.zeros(len(rows), dtype=bool),
+                                tenants=[""] * len(rows), date_ords=np.full(len(rows), NO_DATE, dtype=np.int32)))
+    index.applied_seq = 1
+    return index
+
+
+def build_graph(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
+    """The graph as the store builds it (``VectorIndex.ensure_graph``: int8, connectivity 16, expansion_add 64,
+    every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it."""
+    vectors = load_corpus(root)["vectors"]
+    index = _vector_index(root, vectors, exact_max)
+    started = time.perf_counter()
+    index.ensure_graph()
+    build_s = time.perf_counter() - started
+    index.checkpoint(force=True)
+    out = {"rows": index.live, "graph_seconds": round(build_s, 1), "load": os.getloadavg()}
+    (root / "graph-build.json").write_text(json.dumps(out))
+    return out
+
+
+def sweep_graph(root: Path, efs: tuple[int, ...] = EF_SWEEP, depths: tuple[int, ...] = (10, 100), *,
+                exact_max: int = 200_000, queries: int = SAMPLE) -> dict[str, Any]:
+    """Recall@10 and latency of ``VectorIndex.search`` (graph candidates re-scored exactly) per ``ef``."""
+    from ..types import SearchFilter
+
+    corpus = load_corpus(root)
+    started = time.perf_counter()
+    index = _vector_index(root, corpus["vectors"], exact_max)
+    index.attach_hnsw(lambda seq: [], lambda seq: True)  # the store's restore path: checksum, then the graph
+    assert index.uses_hnsw and index.repair is None, index.repair
+    graph = index._hnsw
+    out: dict[str, Any] = {"open_seconds": round(time.perf_counter() - started, 1),
+                           "store_default_ef": graph.expansion_search, "load_before": os.getloadavg()[0]}
+    mask = index.mask(SearchFilter())
+    pick = _sample(len(corpus["queries"]), queries)
+    out["queries"] = len(pick)
+    out["ef"] = sweep(graph, efs, depths, corpus, pick, lambda q, depth: index.search(q, mask, depth)[1])
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def sweep(graph, efs: tuple[int, ...], depths: tuple[int, ...], corpus: dict[str, Any], pick: np.ndarray,  # noqa: ANN001
+          scores_of: Callable[[np.ndarray, int], np.ndarray]) -> dict[str, Any]:
+    """Per ``ef`` and depth: tie-aware recall@10 and latency of ``scores_of(query, depth)`` (exact cosines of
+    the rows it returns, best first); the graph's own ``ef`` is put back afterwards."""
+    default_ef = graph.expansion_search
+    out: dict[str, Any] = {}
+    try:
+        for ef in efs:
+            graph.expansion_search = ef
+            point: dict[str, Any] = {}
+            for depth in depths:
+                times, recalls = [], []
+                for j in pick:
+                    q = corpus["queries"][j]
+                    t = time.perf_counter()
+                    scores = scores_of(q, depth)
+                    times.append((time.perf_counter() - t) * 1000)
+                    recalls.append(tie_aware_recall(scores, float(corpus["truth_scores"][j, 9])))
+                point[f"k{depth}"] = {"recall_at_10": round(statistics.fmean(recalls), 4), **_timing(times)}
+            out[str(ef)] = point
+    finally:
+        graph.expansion_search = default_ef
+    return out
+
+
+def _open_store(root: Path, exact_max: int = 200_000):  # noqa: ANN202
+    from ..store.sqlite import SQLiteStore
+
+    started = time.perf_counter()
+    store = SQLiteStore.open(root / "sqlite", DIM, exact_vector_max=exact_max, read_only=True)
+    assert store._vectors.uses_hnsw, "the 1M store should answer from its HNSW graph"
+    return store, time.perf_counter() - started
+
+
+def _row_scores(vectors: np.ndarray, rows: list[int], q: np.ndarray) -> np.ndarray:
+    return np.asarray(vectors[np.asarray(rows, dtype=np.int64)], dtype=np.float32) @ q
+
+
+def sweep_store(root: Path, efs: tuple[int, ...] = EF_SWEEP, depths: tuple[int, ...] = (10, 100), *,
+                exact_max: int = 200_000, queries: int = SAMPLE) -> dict[str, Any]:
+    from ..types import SearchFilter
+
+    corpus = load_corpus(root)
+    store, open_s = _open_store(root, exact_max)
+    graph = store._vectors._hnsw
+    pick = _sample(len(corpus["queries"]), queries)
+    f = SearchFilter()
+    out: dict[str, Any] = {"open_seconds": round(open_s, 1), "store_default_ef": graph.expansion_search,
+                           "queries": len(pick), "load_before": os.getloadavg()[0]}
+    try:
+        key_row = _key_to_row(store)
+
+        def scores_of(q: np.ndarray, depth: int) -> np.ndarray:
+            rows = [key_row(k) for k, _ in store.vector_search(q, f, depth).hits[:10]]
+            return _row_scores(corpus["vectors"], rows, q)
+
+        out["ef"] = sweep(graph, efs, depths, corpus, pick, scores_of)
+    finally:
+        store.close()
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def _key_to_row(store):  # noqa: ANN001, ANN202
+    """Chunk key → corpus row, checked on the store itself (ids are ``r<row>#0``)."""
+    probe = store.hydrate([1, 2, store._vectors.live // 2])
+    offset = {int(v.chunk.id[1:].split("#")[0]) - key for key, v in probe.items()}
+    assert len(offset) == 1, f"chunk keys are not one offset from rows: {offset}"
+    shift = offset.pop()
+    return lambda key: int(key) + shift
+
+
+def hybrid(root: Path, ef: int | None, depth: int = 100) -> dict[str, Any]:
+    """Keyword + vector (depth 100 each, concurrently) + RRF + hydrate, as ``bench --suite scaling`` times it."""
+    corpus = load_corpus(root)
+    texts, _ = real_queries(Path("../shared/datasets"))
+    store, open_s = _open_store(root)
+    graph = store._vectors._hnsw
+    default_ef = graph.expansion_search
+    if ef is not None:
+        graph.expansion_search = ef
+    matrix = np.ascontiguousarray(corpus["vectors"])  # the numpy yardstick scans the same 1M rows in RAM
+    load_before = os.getloadavg()[0]
+    pairs = [(texts[j], corpus["queries"][j]) for j in _sample(len(texts))]
+    try:
+        hybrid_ms, numpy_ms, kw_ms, vec_ms = time_hybrid(store, pairs, matrix, depth)
+    finally:
+        graph.expansion_search = default_ef
+        store.close()
+    return {"ef": ef or default_ef, "queries": len(hybrid_ms), "open_seconds": round(open_s, 1),
+            "hybrid": _timing(hybrid_ms), "keyword_leg": _timing(kw_ms), "vector_leg": _timing(vec_ms),
+            "numpy_exact_1m": _timing(numpy_ms),
+            "ratio_p95_hybrid_over_numpy": round(float(np.percentile(hybrid_ms, 95) / np.percentile(numpy_ms, 95)), 3),
+            "load_before": load_before, "load_after": os.getloadavg()[0]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    from .recall_pg import build_pg, sweep_pg
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["build-graph", "sweep-graph", "build-store", "build-pg", "sweep-store",
+                                            "sweep-pg", "hybrid"])
+    parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--ef", type=int, nargs="*", help="ef values to sweep (hybrid: the one ef to run at)")
+    args = parser.parse_args(argv)
+    if args.command == "build-graph":
+        out = build_graph(args.dir)
+    elif args.command == "sweep-graph":
+        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
+    elif args.command == "build-store":
+        out = build_store(args.dir)
+    elif args.command == "build-pg":
+        out = build_pg(args.dir)
+    elif args.command == "sweep-store":
+        out = sweep_store(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
+    elif args.command == "sweep-pg":
+        out = sweep_pg(args.dir, tuple(args.ef) if args.ef else PG_EF_SWEEP)
+    else:
+        out = hybrid(args.dir, args.ef[0] if args.ef else None)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
