@@ -293,3 +293,19 @@ def test_the_offline_reply_never_quotes_a_planted_instruction() -> None:
                 {"text": "Atlas 2.0 added hybrid vector search.", "citations": [1]}])
     reply = _offline_text(dossier)
     assert reply == "Atlas 2.0 added hybrid vector search. [1]"
+
+
+def test_model_prose_no_source_supports_is_rerolled_then_marked(engine) -> None:
+    """A sentence with nothing checkable in it and nothing behind it (what the 0.5B model wrote in the session-4
+    eval) passed every claim rule; it now goes to L3 like an invented metric, and is marked after two tries."""
+    made_up = "Relevance-aware sample estimation improves answer diversity across sparse collections."
+    script = [said(f"Atlas 2.0 added hybrid vector search [1]. {made_up}"),
+              "Sample estimation helps diversity in sparse collections.", made_up]
+    engine.llm = ScriptedLLM(script)
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    audit = answer["audit"]
+    assert audit["marked"] == 1 and audit["rerolls"] == 2, audit["units"]
+    assert MARKER in answer["reply"] and "estimation" not in answer["reply"]
+    assert answer["reply"].startswith("Atlas 2.0 added hybrid vector search")  # the supported unit stays
+    marked = [u for u in audit["units"] if u["status"] == "marked"]
+    assert marked[0]["reasons"][0].startswith("no source supports this sentence")

@@ -6,6 +6,7 @@ Link health (L4) runs when the deployment enables it (``auditor.url_health``); t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -34,23 +35,25 @@ def make_reroll(llm: LLM, assistant: Assistant):  # noqa: ANN201 - the auditor's
     return reroll
 
 
-def _constraints(dossier: Dossier) -> Any:
+def _constraints(dossier: Dossier, model_prose: bool) -> Any:
+    """``model_prose``: the text is the model's, so each sentence must rest on a source's words too; the
+    extractive answer and the configured fallback are stored text, checked for their claims only."""
     from ..answer import auditor
 
     view = dossier.as_dict()
     # the auditor quotes the closest source passages in its reroll message: an instruction planted in a source
     # must no more reach the model that way than through the dossier (guard.py)
     view["sources"] = [{**s, "text": withhold_instructions(s["text"])[0]} for s in view["sources"]]
-    return auditor.Constraints.from_dossier(view)
+    return dataclasses.replace(auditor.Constraints.from_dossier(view), require_support=model_prose)
 
 
 def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistant, *, url_health: Any = None,
-               max_rerolls: int = MAX_REROLLS) -> Mapping[str, Any]:
+               max_rerolls: int = MAX_REROLLS, model_prose: bool | None = None) -> Mapping[str, Any]:
     """The audited reply and its trace (``units``, ``marked``, ``rerolls``, ``url_health``), JSON-ready.
     Without an LLM nothing can be rerolled: a failing unit is marked at once."""
     from ..answer import auditor
 
-    reply = auditor.audit_reply(text, _constraints(dossier),
+    reply = auditor.audit_reply(text, _constraints(dossier, llm is not None if model_prose is None else model_prose),
                                 reroll=make_reroll(llm, assistant) if llm is not None else None,
                                 max_rerolls=max_rerolls, url_health=url_health)
     return {"ran": True, **reply.as_dict(), "text": reply.text}
@@ -65,7 +68,7 @@ class ParagraphAuditor:
 
     def __init__(self, dossier: Dossier, llm: LLM | None, assistant: Assistant, *, url_health: Any = None,
                  max_rerolls: int = MAX_REROLLS) -> None:
-        self._constraints = _constraints(dossier)
+        self._constraints = _constraints(dossier, llm is not None)
         self._reroll = make_reroll(llm, assistant) if llm is not None else None
         self._url_health = url_health
         self._max_rerolls = max_rerolls

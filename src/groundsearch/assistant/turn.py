@@ -294,7 +294,9 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
         yield Event("discovery", out.discovery)
     if out.handoff:
         yield Event("handoff", out.handoff)
-    streamed = out.streamed and out.mode == "llm"
+    # a model reply that was no reply (the extractive answer stands in) is audited whole as stored text: the
+    # per-paragraph auditor holds model prose to the support rule, which the stand-in's notice would fail
+    streamed = out.streamed and out.mode == "llm" and out.by_model
     if streamed:  # paragraphs not settled while streaming (a reroll was needed, or the text changed) settle now
         parts = split_paragraphs(out.text)
         for i, part in enumerate(parts):
@@ -306,7 +308,8 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     else:
         with metered(meter, "chat"):
             audit = audit_text(out.text, dossier, engine.llm if out.mode == "llm" else None, current,
-                               url_health=engine.url_health(tenant), max_rerolls=settings.auditor.max_rerolls)
+                               url_health=engine.url_health(tenant), max_rerolls=settings.auditor.max_rerolls,
+                               model_prose=out.mode == "llm" and out.by_model)
     final = audit.get("text", out.text)
     if out.mode == "llm" and echoes(final, out.withheld, _allowed(dossier, text)):
         # a reroll can be shown the closest source passages, the withheld one among them: the same rule holds

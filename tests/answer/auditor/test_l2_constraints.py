@@ -1,6 +1,8 @@
 """L2: each dossier rule fails a sentence that breaks it and passes one that keeps it."""
 
-from groundsearch.answer.auditor.l2_constraints import check, metrics, quotes
+import dataclasses
+
+from groundsearch.answer.auditor.l2_constraints import check, metrics, quotes, unsupported
 
 from .dossier import CONSTRAINTS
 
@@ -66,3 +68,24 @@ def test_a_single_word_organisation_opening_the_sentence_counts_for_the_metric_r
     assert check("Globex cut churn by 37%.", CONSTRAINTS) == (
         "metric 37 for globex is not in any source that names them",)
     assert check("However, Acme Search cut query latency by 40%.", CONSTRAINTS) == ()
+
+
+MODEL_PROSE = dataclasses.replace(CONSTRAINTS, require_support=True)
+
+
+def test_model_prose_resting_on_no_source_fails_the_support_rule():
+    # the 0.5B model's kind of sentence (session-4 eval): no name, number, quote or link, and nothing behind it
+    fluent = "Relevance-aware sample estimation improves answer diversity across sparse collections."
+    assert check(fluent, CONSTRAINTS) == ()  # the claim rules alone let it through
+    assert any(r.startswith("no source supports this sentence") for r in check(fluent, MODEL_PROSE))
+
+
+def test_model_prose_that_restates_one_source_passes_the_support_rule():
+    assert check("Hybrid retrieval beat keyword search on every benchmark the team ran.", MODEL_PROSE) == ()
+    assert check("Keyword retrieval in this engine is done with impact-ordered postings.", MODEL_PROSE) == ()
+
+
+def test_questions_and_short_statements_are_not_held_to_the_support_rule():
+    assert check("Which collections should I compare for your migration timeline?", MODEL_PROSE) == ()
+    assert check("Here is what I found.", MODEL_PROSE) == ()
+    assert unsupported("Sure, happy to help.", MODEL_PROSE) is None

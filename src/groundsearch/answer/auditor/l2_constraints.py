@@ -10,19 +10,28 @@ Four rules, each a reason a unit fails (and goes to L3):
 * **URLs ⊆ source_urls** (or a canonical address from the dossier).
 * **named entities ⊆ supported_entities** — or at least named by a source's text, since the dossier's array is
   derived from the same sources by the same extractor and a name may be split differently there.
+* **support** (model prose only, ``Constraints.require_support``) — a statement of four or more content words
+  needs one source holding at least half of them (stemmed). A small model's fluent sentence with no name, number,
+  quote or link in it ("relevance-aware sample estimation improves recall") otherwise passed every rule above.
 
-Pure; a sentence without names, numbers, quotes or links passes — there is nothing in it to check.
+Pure; without ``require_support``, a sentence without names, numbers, quotes or links passes — there is nothing
+in it to check.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...ingest.entities import STOP_NAMES, extract_entities, normalize_entity
+from ...store.text import analyze
 from .l1_text import links, source_haystack
 from .units import Constraints, norm_url
 
-__all__ = ["check", "entities", "metrics", "quotes"]
+__all__ = ["check", "entities", "metrics", "quotes", "unsupported"]
+
+SUPPORT_MIN_TERMS = 4  # shorter statements ("Here is what the sources say.") carry too little to judge
+SUPPORT_SHARE = 0.5  # of a statement's distinct content terms, found in its best single source
 
 _METRIC = re.compile(
     r"(?:[$€£]\s?)(\d[\d,]*(?:\.\d+)?)(?:\s?(?:k|m|bn|million|billion))?"
@@ -84,6 +93,25 @@ def _has_number(source: str, number: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", source.replace(",", "")) is not None
 
 
+@lru_cache(maxsize=512)
+def _source_terms(text: str) -> frozenset[str]:
+    return frozenset(analyze(text))
+
+
+def unsupported(text: str, constraints: Constraints) -> str | None:
+    """Why ``text`` rests on no single source's words (``None``: it does, or it is a question or too short)."""
+    if text.rstrip().endswith("?"):
+        return None  # a question back to the user states nothing
+    plain = re.sub(r"\[\d+(?:\s*[,-]\s*\d+)*\]|https?://\S+", " ", text)
+    terms = {t for t in analyze(plain) if not t.isdigit()}  # numbers have the metric and claim rules
+    if len(terms) < SUPPORT_MIN_TERMS:
+        return None
+    best = max((len(terms & _source_terms(s)) for s in constraints.sources.values()), default=0)
+    if best >= SUPPORT_SHARE * len(terms):
+        return None
+    return f"no source supports this sentence ({best} of its {len(terms)} content words in the closest source)"
+
+
 def check(text: str, constraints: Constraints, haystack: str | None = None) -> tuple[str, ...]:
     """Why ``text`` breaks the dossier's constraints (empty: it does not)."""
     haystack = source_haystack(constraints) if haystack is None else haystack
@@ -123,4 +151,6 @@ def check(text: str, constraints: Constraints, haystack: str | None = None) -> t
     bad = [url for _, url in links(text) if norm_url(url) not in allowed]
     if bad:
         reasons.append(f"links not among the sources: {', '.join(bad[:3])}")
+    if constraints.require_support and (why := unsupported(text, constraints)):
+        reasons.append(why)
     return tuple(reasons)

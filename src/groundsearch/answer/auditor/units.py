@@ -50,6 +50,9 @@ class Constraints:
     source_urls: tuple[str, ...] = ()
     canonical_urls: Mapping[str, str] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
+    # model prose: each sentence must also rest on one source's words (l2_constraints.unsupported); stored text
+    # (extractive sentences, the configured fallback) is checked for its claims only
+    require_support: bool = False
 
     @classmethod
     def from_dossier(cls, dossier: Mapping[str, object], sources: Mapping[str, str] | None = None) -> Constraints:
