@@ -262,6 +262,10 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                                                      by_paragraph)
             if _WORD.findall(out.text.casefold()) == _WORD.findall(text.casefold()):
                 out.text = ""  # the user's own words back ("We have 2 million documents.": 8 of 108 eval turns)
+            elif set(_WORD.findall(out.text.casefold())) <= set(_WORD.findall(current.fallback_text.casefold())):
+                # "nothing grounds this" said over a grounded dossier (27 of 84 model replies, session-4 eval):
+                # not true, so no reply — the extractive answer from that evidence stands
+                out.text = ""
             out.by_model = bool(out.text)
             if echoes(out.text, out.withheld, _allowed(dossier, text)):
                 degraded.append("llm: the reply repeated an instruction found in a source; answered offline")

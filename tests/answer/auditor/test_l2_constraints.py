@@ -89,3 +89,9 @@ def test_questions_and_short_statements_are_not_held_to_the_support_rule():
     assert check("Which collections should I compare for your migration timeline?", MODEL_PROSE) == ()
     assert check("Here is what I found.", MODEL_PROSE) == ()
     assert unsupported("Sure, happy to help.", MODEL_PROSE) is None
+
+
+def test_the_assistants_own_fallback_words_are_not_held_to_the_support_rule():
+    own = dataclasses.replace(MODEL_PROSE, own_text=("I could not find anything that answers this, so I won't guess.",))
+    assert check("I could not find anything that answers this, so I won't guess.", own) == ()
+    assert check("I could not find anything that answers this, so I won't guess.", MODEL_PROSE) != ()

@@ -102,6 +102,8 @@ def unsupported(text: str, constraints: Constraints) -> str | None:
     """Why ``text`` rests on no single source's words (``None``: it does, or it is a question or too short)."""
     if text.rstrip().endswith("?"):
         return None  # a question back to the user states nothing
+    if any(" ".join(text.split()) in " ".join(own.split()) for own in constraints.own_text):
+        return None  # the assistant's configured words (its fallback) rest on configuration, not on a source
     plain = re.sub(r"\[\d+(?:\s*[,-]\s*\d+)*\]|https?://\S+", " ", text)
     terms = {t for t in analyze(plain) if not t.isdigit()}  # numbers have the metric and claim rules
     if len(terms) < SUPPORT_MIN_TERMS:

@@ -53,6 +53,7 @@ class Constraints:
     # model prose: each sentence must also rest on one source's words (l2_constraints.unsupported); stored text
     # (extractive sentences, the configured fallback) is checked for its claims only
     require_support: bool = False
+    own_text: tuple[str, ...] = ()  # what the assistant may say in its own words (its configured fallback)
 
     @classmethod
     def from_dossier(cls, dossier: Mapping[str, object], sources: Mapping[str, str] | None = None) -> Constraints:
