@@ -100,3 +100,12 @@ def test_settings_are_frozen() -> None:
     s = load_settings(env={})
     with pytest.raises(Exception):
         s.embedder = "hash"  # type: ignore[misc]
+
+
+def test_the_postgres_keyword_leg_is_chosen_by_environment() -> None:
+    from groundsearch.errors import ConfigError
+
+    assert load_settings(env={}).retrieval.pg_keyword_leg == "local"
+    assert load_settings(env={"GROUNDSEARCH_PG_KEYWORD_LEG": "sql"}).retrieval.pg_keyword_leg == "sql"
+    with pytest.raises(ConfigError):
+        load_settings(env={"GROUNDSEARCH_PG_KEYWORD_LEG": "ts_rank"})

@@ -245,6 +245,12 @@ def test_a_reply_of_citation_numbers_alone_is_no_reply(engine) -> None:
     assert answer["mode"] == "llm"
 
 
+def test_a_reply_that_only_repeats_the_user_is_no_reply(engine) -> None:
+    engine.llm = ScriptedLLM([said("We have 2 million documents.")])  # the 0.5B model, session-4 eval (8 turns)
+    answer = turn(engine, "We have 2 million documents")
+    assert answer["reply"] != "We have 2 million documents." and answer["mode"] == "llm"
+
+
 class _MeteredScript(ScriptedLLM):
     """A scripted model that charges the current meter as the real providers do (100 + 10 tokens a call)."""
 

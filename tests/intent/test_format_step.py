@@ -30,11 +30,47 @@ class FixedClassifier:
         return restrict(self.p / self.p.sum(), candidates)
 
 
-def test_sure_readings_never_call_the_classifier():
+def test_sure_readings_outside_the_override_cases_never_call_the_classifier():
     clf = FixedClassifier({"chart": 1.0})
     step = FormatStep(lambda: clf)
-    decision, notes = step.decide("show the releases as a table", read_directive("show the releases as a table"))
-    assert (decision.format, decision.tier, clf.calls, notes) == ("table", "rules", 0, [])
+    assert "mentioned" not in step.calibration.overrides and "refused" not in step.calibration.overrides
+    for q in ("what is a tornado diagram", "no table please, just tell me who wrote it"):
+        decision, notes = step.decide(q, read_directive(q))
+        assert (decision.format, decision.tier, clf.calls, notes) == ("default", "rules", 0, []), q
+    assert decision.confidence == step.calibration.rules["refused"]
+
+
+def test_a_confident_classifier_overrules_a_sure_tier_one_only_above_the_cases_threshold():
+    cal = replace(load_calibration(), overrides={"none": 0.8, "used": 0.95})
+    q = "product, version and date for each release, one per line"  # no format word: tier 1 is sure of "default"
+    assert read_directive(q).evidence == "none"
+    sure = FormatStep(lambda: FixedClassifier({"table": 0.9, "default": 0.1}), cal).decide(q, read_directive(q))[0]
+    assert (sure.format, sure.tier) == ("table", "classifier")
+    unsure = FormatStep(lambda: FixedClassifier({"table": 0.7, "default": 0.3}), cal).decide(q, read_directive(q))[0]
+    assert (unsure.format, unsure.tier) == ("default", "rules")
+    q = "draw the releases of each month"  # tier 1 reads a wish from its verb, with no use preposition
+    assert read_directive(q).evidence == "used" and not read_directive(q).framed
+    for p, want in ((0.99, "default"), (0.9, "chart")):
+        clf = FixedClassifier({"default": p, "chart": 1 - p})
+        assert FormatStep(lambda clf=clf: clf, cal).decide(q, read_directive(q))[0].format == want, p
+
+
+def test_a_format_word_after_a_use_preposition_is_never_overruled_to_no_structure():
+    cal = replace(load_calibration(), overrides={"used": 0.5})
+    q = "summarize the research on sparse retrieval as a table"
+    assert read_directive(q).framed
+    decision, _ = FormatStep(lambda: FixedClassifier({"default": 1.0}), cal).decide(q, read_directive(q))
+    assert (decision.format, decision.tier) == ("table", "rules")
+    # ... but may say which structure: "sous forme de graphe" next to the links between papers is a network
+    q = "montre les liens entre les articles sur les rerankers sous forme de graphe"
+    decision, _ = FormatStep(lambda: FixedClassifier({"graph": 1.0}), cal).decide(q, read_directive(q))
+    assert decision.format == "graph"
+
+
+def test_without_a_classifier_an_override_case_keeps_tier_one_silently():
+    q = "show the releases as a table"
+    decision, notes = FormatStep(None).decide(q, read_directive(q))
+    assert (decision.format, decision.tier, notes) == ("table", "rules", [])
     assert decision.confidence == load_calibration().rules["used"]
 
 

@@ -7,6 +7,7 @@ The hash embedder keeps ingest fast: these tests check who may see and change wh
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,30 @@ def open_engine(tmp: Path) -> Engine:
     return Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
 
 
+def on_postgres(engine: Engine, dsn: str) -> Engine:
+    """``engine``'s settings and embedder over the real Postgres at ``dsn``: items, conversations and telemetry
+    all in that database (``engine`` is closed)."""
+    from groundsearch.store.pg_telemetry import PgTelemetry
+    from groundsearch.store.postgres import PostgresStore
+
+    settings = engine.settings.model_copy(update={"database_url": dsn})
+    embedder = engine.embedder
+    engine.close()
+    return Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder, telemetry=PgTelemetry.open(dsn))
+
+
+@contextmanager
+def backend_server(request: pytest.FixtureRequest | None, tmp: Path) -> Iterator[Server]:
+    """The security server on the backend ``request.param`` names (``sqlite`` or ``postgres``; SQLite when
+    ``request`` is ``None``)."""
+    engine = open_engine(tmp)
+    if request is not None and request.param == "postgres":
+        engine = on_postgres(engine, request.getfixturevalue("postgres_database")())
+    keys = KeyStore(tmp / "keys.json")
+    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
+        yield Server(url, engine, keys, tmp)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("security")
@@ -72,6 +97,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     keys = KeyStore(tmp / "keys.json")
     with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
         yield Server(url, engine, keys, tmp)
+
+
+def chat(client: httpx.Client, message: str, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/chat", json={"message": message, **body})
+    assert r.status_code == 200, r.text
+    return r.json()
 
 
 def upload(client: httpx.Client, name: str, text: str, collection: str | None = None) -> httpx.Response:

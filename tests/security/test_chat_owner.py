@@ -16,35 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from groundsearch.engine import Engine
 from groundsearch.interfaces.api import create_app
 from groundsearch.interfaces.api.auth import KeyStore
 from tests.api.live import serve
 
-from .conftest import Server, open_engine, upload
+from .conftest import Server, backend_server, chat, on_postgres, open_engine, upload
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"owner-{request.param}")
-    engine = open_engine(tmp)
-    if request.param == "postgres":
-        from groundsearch.store.postgres import PostgresStore
-
-        dsn = request.getfixturevalue("postgres_database")()
-        settings = engine.settings.model_copy(update={"database_url": dsn})
-        embedder = engine.embedder
-        engine.close()
-        engine = Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder)
-    keys = KeyStore(tmp / "keys.json")
-    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
-        yield Server(url, engine, keys, tmp)
-
-
-def _chat(client, message: str, **body):  # type: ignore[no-untyped-def]
-    r = client.post("/api/chat", json={"message": message, **body})
-    assert r.status_code == 200, r.text
-    return r.json()
+    with backend_server(request, tmp_path_factory.mktemp(f"owner-{request.param}")) as server:
+        yield server
 
 
 def test_attack_a_viewer_cannot_read_continue_or_delete_an_editors_conversation(server: Server) -> None:
@@ -54,13 +36,13 @@ def test_attack_a_viewer_cannot_read_continue_or_delete_an_editors_conversation(
     editor = server.client(server.key("editor", "own-t"))
     assert upload(editor, "layoffs.md", "# Quillfeather layoffs\n\nThe quillfeather layoffs affect 140 people "
                                         "in March.\n").status_code == 200
-    made = _chat(editor, "what do we know about the quillfeather layoffs?", conversation_id="hr-private")
+    made = chat(editor, "what do we know about the quillfeather layoffs?", conversation_id="hr-private")
     assert any("quillfeather" in s["text"].lower() for s in made["dossier"]["sources"])
 
     viewer = server.client(server.key("viewer", "own-t"))
     assert viewer.get("/api/chat/hr-private").status_code == 404
     assert viewer.delete("/api/chat/hr-private").status_code == 404
-    continued = _chat(viewer, "and what did I ask before?", conversation_id="hr-private")
+    continued = chat(viewer, "and what did I ask before?", conversation_id="hr-private")
     assert continued["turn"] == 1  # its own new conversation under the same id: nothing of the editor's
     assert "quillfeather layoffs?" not in str(continued).lower()
 
@@ -75,7 +57,7 @@ def test_attack_another_editor_and_the_tenant_admin_cannot_read_it_either(server
     """Privacy is per key, not per role: a second editor and the tenant's admin get 404 too, and deleting
     through them leaves the author's conversation in place."""
     author = server.client(server.key("editor", "own-u"))
-    _chat(author, "notes on my review", conversation_id="mine-only")
+    chat(author, "notes on my review", conversation_id="mine-only")
     for other in (server.client(server.key("editor", "own-u")), server.client(server.key("admin", "own-u"))):
         assert other.get("/api/chat/mine-only").status_code == 404
         assert other.delete("/api/chat/mine-only").status_code == 404
@@ -88,11 +70,11 @@ def test_operators_share_the_all_tenants_scope(server: Server) -> None:
     """Operators excepted: one operator key reads and continues another operator's conversation (both run as
     every tenant, under the reserved scope), and no tenant key reaches it."""
     first = server.client(server.key("admin", "", all_tenants=True))
-    _chat(first, "operator audit notes", conversation_id="ops-shared")
+    chat(first, "operator audit notes", conversation_id="ops-shared")
     second = server.client(server.key("admin", "", all_tenants=True))
     got = second.get("/api/chat/ops-shared")
     assert got.status_code == 200 and got.json()["turns"][0]["user"] == "operator audit notes"
-    assert _chat(second, "continue", conversation_id="ops-shared")["turn"] == 2
+    assert chat(second, "continue", conversation_id="ops-shared")["turn"] == 2
     assert server.client(server.key("admin", "")).get("/api/chat/ops-shared").status_code == 404
 
 
@@ -153,8 +135,6 @@ def test_attack_an_old_local_mode_conversation_is_out_of_a_default_tenant_keys_r
     import psycopg
 
     from groundsearch.store import pg_migrations
-    from groundsearch.store.postgres import PostgresStore
-
     dsn = postgres_database()
     old = [m for m in pg_migrations.known_migrations() if m.version <= 5]
     original = pg_migrations.known_migrations
@@ -165,11 +145,7 @@ def test_attack_an_old_local_mode_conversation_is_out_of_a_default_tenant_keys_r
         pg_migrations.known_migrations = original  # type: ignore[assignment]
     with psycopg.connect(dsn, autocommit=True) as conn:
         _plant_old(lambda sql, params: conn.execute(sql.replace("?", "%s"), params))
-    engine = open_engine(tmp_path)
-    settings = engine.settings.model_copy(update={"database_url": dsn})
-    embedder = engine.embedder
-    engine.close()
-    engine = Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder)
+    engine = on_postgres(open_engine(tmp_path), dsn)
     keys = KeyStore(tmp_path / "keys.json")
     with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
         _legacy_is_out_of_reach(Server(url, engine, keys, tmp_path))

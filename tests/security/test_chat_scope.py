@@ -12,38 +12,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from groundsearch.engine import Engine
-from groundsearch.interfaces.api import create_app
-from groundsearch.interfaces.api.auth import KeyStore
-from tests.api.live import serve
 
-from .conftest import Server, open_engine, upload
+from .conftest import Server, backend_server, chat, upload
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The security server on each backend: on Postgres the items, the conversations and the telemetry all
     live in the real Postgres the suite starts."""
-    tmp = tmp_path_factory.mktemp(f"scope-{request.param}")
-    engine = open_engine(tmp)
-    if request.param == "postgres":
-        from groundsearch.store.pg_telemetry import PgTelemetry
-        from groundsearch.store.postgres import PostgresStore
-
-        dsn = request.getfixturevalue("postgres_database")()
-        settings = engine.settings.model_copy(update={"database_url": dsn})
-        embedder = engine.embedder
-        engine.close()
-        engine = Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder, telemetry=PgTelemetry.open(dsn))
-    keys = KeyStore(tmp / "keys.json")
-    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
-        yield Server(url, engine, keys, tmp)
-
-
-def _chat(client, message: str, **body):  # type: ignore[no-untyped-def]
-    r = client.post("/api/chat", json={"message": message, **body})
-    assert r.status_code == 200, r.text
-    return r.json()
+    with backend_server(request, tmp_path_factory.mktemp(f"scope-{request.param}")) as server:
+        yield server
 
 
 def test_attack_the_default_tenant_cannot_read_or_continue_an_operator_conversation(server: Server) -> None:
@@ -54,13 +32,13 @@ def test_attack_the_default_tenant_cannot_read_or_continue_an_operator_conversat
     assert upload(editor_a, "merger.md", "# Zephyrine merger\n\nThe zephyrine merger closes on the 9th; price "
                                          "4.2 billion.\n").status_code == 200
     operator = server.client(server.key("admin", "", all_tenants=True))
-    made = _chat(operator, "what about the zephyrine merger?", conversation_id="ops-review")
+    made = chat(operator, "what about the zephyrine merger?", conversation_id="ops-review")
     assert any("zephyrine" in s["text"].lower() for s in made["dossier"]["sources"])  # it did see tenant A
 
     default_viewer = server.client(server.key("viewer", ""))
     assert default_viewer.get("/api/chat/ops-review").status_code == 404
     assert default_viewer.delete("/api/chat/ops-review").status_code == 404
-    continued = _chat(default_viewer, "and what did you find before?", conversation_id="ops-review")
+    continued = chat(default_viewer, "and what did you find before?", conversation_id="ops-review")
     assert continued["turn"] == 1  # its own, new conversation: nothing of the operator's carried over
     assert "zephyrine" not in str(continued).lower()
 
@@ -129,7 +107,7 @@ def test_attack_a_viewer_chat_never_grounds_on_a_draft(server: Server) -> None:
                                      "moves to May; budget 7.7 million.\n").status_code == 200
     assert upload(editor, "pub.md", "# Heliotrope overview\n\nHeliotrope is our garden planner.\n").status_code == 200
     viewer = server.client(server.key("viewer", "chat-draft"))
-    answer = _chat(viewer, "what is the heliotrope launch plan and budget?")
+    answer = chat(viewer, "what is the heliotrope launch plan and budget?")
     assert any("heliotrope" in s["text"].lower() for s in answer["dossier"]["sources"])  # it did retrieve
     stored = viewer.get(f"/api/chat/{answer['conversation_id']}").json()
     assert "7.7 million" not in str(answer) and "7.7 million" not in str(stored)

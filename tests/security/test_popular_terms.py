@@ -12,32 +12,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from groundsearch.engine import Engine
-from groundsearch.interfaces.api import create_app
-from groundsearch.interfaces.api.auth import KeyStore
-from tests.api.live import serve
 
-from .conftest import Server, open_engine, upload
+from .conftest import Server, backend_server, upload
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"popular-{request.param}")
-    engine = open_engine(tmp)
-    if request.param == "postgres":
-        from groundsearch.store.pg_telemetry import PgTelemetry
-        from groundsearch.store.postgres import PostgresStore
-
-        dsn = request.getfixturevalue("postgres_database")()
-        settings = engine.settings.model_copy(update={"database_url": dsn})
-        embedder = engine.embedder
-        engine.close()
-        engine = Engine(settings, PostgresStore.open(dsn, dim=embedder.dim), embedder, telemetry=PgTelemetry.open(dsn))
-    if engine.recorder is None:
-        pytest.skip("telemetry is off in this configuration")
-    keys = KeyStore(tmp / "keys.json")
-    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
-        yield Server(url, engine, keys, tmp)
+    with backend_server(request, tmp_path_factory.mktemp(f"popular-{request.param}")) as server:
+        if server.engine.recorder is None:
+            pytest.skip("telemetry is off in this configuration")
+        yield server
 
 
 def test_attack_another_tenants_searches_and_a_drafts_names_stay_out_of_popular_topics(server: Server) -> None:

@@ -16,23 +16,16 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from groundsearch.interfaces.api import create_app
-from groundsearch.interfaces.api.auth import KeyStore
 from groundsearch.models.llm import OpenAICompatLLM
-from tests.api.live import serve
 
-from .conftest import Server, open_engine, upload
+from .conftest import Server, backend_server, upload
 
 CALL = {"name": "ask_discovery_question", "arguments": {"signal": "product", "question": "QZX which operator runs it?"}}
 
 
 @pytest.fixture(scope="module")
 def streaming(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("stream-leaks")
-    engine = open_engine(tmp)
-    keys = KeyStore(tmp / "keys.json")
-    with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
-        server = Server(url, engine, keys, tmp)
+    with backend_server(None, tmp_path_factory.mktemp("stream-leaks")) as server:
         editor = server.client(server.key("editor", "stream-t"))
         assert upload(editor, "ferry.md", "# Ferry timetable\n\nThe Harwich ferry leaves at 09:40 daily.\n"
                       ).status_code == 200

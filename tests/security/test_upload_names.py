@@ -7,8 +7,11 @@ import pytest
 from .conftest import Server, upload
 
 
-@pytest.mark.parametrize("name", ["../../escape.md", "..\\..\\escape.md", "/etc/escape.md", "a/../../escape.md",
-                                  ".staging/../../escape.md", "..%2f..%2fescape.md"])
+@pytest.mark.parametrize("name", [
+    "../../escape.md", "..\\..\\escape.md", "/etc/escape.md", "a/../../escape.md", ".staging/../../escape.md",
+    "..%2f..%2fescape.md", "nul\x00../../x.md", "ünï/../../x.md", "\u202edm.x/../../x.md", "....md", "..",
+    "uploads/../t-0/x.md", "\\\\server\\share\\x.md",
+])
 def test_attack_a_file_name_cannot_leave_the_tenants_upload_folder(server: Server, name: str) -> None:
     """Another tenant's folder, the staging folder and anything outside the data directory stay untouched: the
     name is reduced to a safe base name inside ``uploads/t-<hash of the caller's tenant>/``."""

@@ -209,7 +209,8 @@ def test_a_client_that_hangs_up_cancels_its_synchronous_upload(gated: tuple[str,
     doc = big_markdown(60_000, "plumbago")  # small enough to be answered synchronously
     with pytest.raises(httpx.ReadTimeout), httpx.Client(base_url=url, timeout=httpx.Timeout(30, read=1.0)) as c:
         c.post("/api/items", files={"file": ("hang-up.md", doc, "text/markdown")})
-    assert embedder.holding.wait(60)
+    # No wait for the embedder to be holding: on a busy machine the server can notice the hang-up before the
+    # file reaches the embedder, and the upload must end cancelled either way (the gate keeps it from finishing).
     with httpx.Client(base_url=url, timeout=30) as c:
         deadline = time.monotonic() + 60
         while True:  # the server notices the hang-up on its next disconnect poll

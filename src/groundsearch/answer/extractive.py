@@ -28,6 +28,7 @@ import numpy as np
 
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
+from . import hops
 from .answer_type import AnswerType, answer_spans, choices, expected_type
 from .answerable import best_span, canonical, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
@@ -267,8 +268,11 @@ def no_answer(hits: Sequence[EvidenceHit]) -> Sentence:
 
 def _unanswered(pool: Sequence[Candidate], hits: Sequence[EvidenceHit], query: str, why: str = "") -> Prose:
     """No answer-bearing sentence: say so first, then the sentences closest to the question, if any are
-    close at all, so the reader sees what the sources do say."""
-    related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
+    close at all, so the reader sees what the sources do say. A multi-hop question's answer is in an item
+    the page reaches through a bridge, so the page's links are followed first (:mod:`.hops`)."""
+    reached = hops.rescore(pool, query)
+    # a sentence of an item the question reaches through a bridge is on the question, whatever its words
+    related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER or c.hit.item.id in reached]
     if not related:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
     shown = _mmr(related, FULL_SENTENCES, _chain(pool, query), query)

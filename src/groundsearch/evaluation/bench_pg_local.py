@@ -62,7 +62,7 @@ def freshness_costs(pg: Any, dsn: str, dim: int, writes: int = 20) -> dict[str, 
     seq_reads = []
     for _ in range(200):
         t = time.perf_counter()
-        pg._run(lambda conn: conn.execute("SELECT log_seq FROM corpus_stats").fetchone())
+        pg.local_keyword._log_seq()
         seq_reads.append((time.perf_counter() - t) * 1000)
     out["freshness_check_per_search"] = _timing(seq_reads)
     other = PostgresStore.open(dsn, dim=dim, pool_size=1, keyword_leg="sql")

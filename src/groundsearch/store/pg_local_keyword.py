@@ -30,13 +30,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import IndexUnavailable
+from ..errors import IndexUnavailable, StoreError
 from ..types import SearchFilter
 from .index_check import verify_files
 from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
 from .pg_codec import decode_fields
 from .pg_codec import decode_text as dec
+from .pg_connect import is_transient, retrying, unavailable
 from .sqlite_schema import field_rows
 
 __all__ = ["LOG_RETAIN", "LocalKeywordLeg", "log_changes"]
@@ -88,8 +90,15 @@ class LocalKeywordLeg:
     Thread-safe: catching up and rebuilding take a lock; searches run beside each other.
     """
 
-    def __init__(self, run: Callable[[Callable[[psycopg.Connection], Any]], Any], directory: Path | None = None) -> None:
+    def __init__(self, run: Callable[[Callable[[psycopg.Connection], Any]], Any], dsn: str,
+                 directory: Path | None = None) -> None:
         self._run = run
+        self._dsn = dsn
+        # The per-search seq read on its own autocommit connections, unchecked at checkout: one round trip
+        # instead of the store pool's four (check, BEGIN, SELECT, COMMIT), each a wait for a core under load.
+        # A broken connection fails the read, which is retried on a fresh one.
+        self._seq_pool = ConnectionPool(dsn, min_size=1, max_size=2, open=True, name="groundsearch-pgkw",
+                                        kwargs={"autocommit": True, "connect_timeout": 5})
         self._own = directory is None
         if directory is None:
             _sweep_orphans()
@@ -101,8 +110,7 @@ class LocalKeywordLeg:
 
     def search(self, terms: Sequence[str], f: SearchFilter, limit: int, offset: int) -> list[tuple[int, float]]:
         """``(chunk key, BM25 score)`` best first, as the embedded store returns them, after catching up."""
-        top = self._run(lambda conn: int(conn.execute("SELECT log_seq FROM corpus_stats").fetchone()[0]))
-        index = self._fresh(top)
+        index = self._fresh(self._log_seq())
         try:
             keys, scores = index.search(terms, f, limit, offset)
             if not keys and offset == 0 and (problem := verify_files(self.path)) is not None:
@@ -124,7 +132,18 @@ class LocalKeywordLeg:
 
     def catch_up(self) -> None:
         """Bring the index level with the log now (e.g. to warm a worker before it serves)."""
-        self._fresh(self._run(lambda conn: int(conn.execute("SELECT log_seq FROM corpus_stats").fetchone()[0])))
+        self._fresh(self._log_seq())
+
+    def _log_seq(self) -> int:
+        try:
+            for attempt in retrying():
+                with attempt, self._seq_pool.connection(timeout=15) as conn:
+                    return int(conn.execute("SELECT log_seq FROM corpus_stats").fetchone()[0])  # type: ignore[index]
+        except (psycopg.Error, PoolTimeout) as exc:
+            if is_transient(exc):
+                raise unavailable(self._dsn, exc) from exc
+            raise StoreError(f"Postgres rejected the change-log read: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @property
     def applied_seq(self) -> int:
@@ -204,6 +223,7 @@ class LocalKeywordLeg:
         log.info("local keyword index: %s — built %d chunks in %.1f s", why, n, seconds)
 
     def close(self) -> None:
+        self._seq_pool.close()
         with self._lock:
             if self._index is not None:
                 self._index.close()

@@ -57,7 +57,7 @@ class PostgresStore:
         # "local": a tantivy index in this process, derived from the change log (pg_local_keyword.py);
         # "sql": BM25 over the postings tables inside Postgres (pg_keyword.py)
         self.keyword_leg = keyword_leg
-        self.local_keyword = LocalKeywordLeg(self._run, keyword_dir) if keyword_leg == "local" else None
+        self.local_keyword = LocalKeywordLeg(self._run, dsn, keyword_dir) if keyword_leg == "local" else None
 
     # ---- lifecycle ------------------------------------------------------------------------------
     @classmethod

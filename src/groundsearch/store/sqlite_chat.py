@@ -119,7 +119,8 @@ class SQLiteConversationStore:
                     (*key, seq, turn.user, turn.reply, turn.assistant, _dumps(dict(turn.dossier)),
                      _dumps(dict(turn.audit)), _dumps(list(turn.tools)), now))
                 self._conn.execute(
-                    "DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND conversation_id = ? AND seq <= ?",
+                    "DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND conversation_id = ? "
+                    "AND seq <= ?",
                     (*key, seq - max(1, keep_turns)))
                 self._conn.execute("COMMIT")
             except BaseException:

