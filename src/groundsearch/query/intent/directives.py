@@ -288,7 +288,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         return []
     clause_start = 0
     question = tokens[0] in _QUESTION_START if tokens else False
-    how_to = bool(_HOW_TO.match(folded))
+    # a Latin word inside a Chinese how-to ("怎么在Excel里做表格") is framed by it too
+    how_to = bool(_HOW_TO.match(folded)) or any(m in folded for m in _CJK_MENTION_BEFORE)
     post_frame = bool(_POST_FRAMES.search(folded))
     capability = _capability(tokens, hits)
     out = []
@@ -338,7 +339,8 @@ def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
     if not tokens or tokens[0] not in _MODALS or len(tokens) < 3:
         return False
     start, end, _ = hits[-1]
-    if end < len(tokens) and tokens[end] not in _OBJECT_END:
+    # nothing but an end mark may follow: "can you do pie charts? if so, one for releases" asks for one
+    if any(t not in _OBJECT_END for t in tokens[end:]):
         return False
     plural = tokens[end - 1].endswith("s") and tokens[start - 1] not in _ARTICLES
     return tokens[1] not in _PERSONS or plural
