@@ -89,3 +89,15 @@ def test_pg_sweep_uses_the_stores_index_and_exact_truth(tmp_path: Path, postgres
     assert out["store_default_ef_search"] == {"k10": "40"}
     assert out["ef_search"]["800"]["k10"]["recall_at_10"] >= 0.95  # the beam covers nearly all 900 rows
     assert out["ef_search"]["40"]["k10"]["recall_at_10"] <= out["ef_search"]["800"]["k10"]["recall_at_10"]
+
+
+def test_a_graph_built_with_other_knobs_is_saved_beside_and_swept_with_them(tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+    rows, origin = derived_corpus(_clustered(rng, 300), 1_000, sigma=0.02, seed=0)
+    write_corpus(tmp_path, rows, origin, _clustered(rng, 10), ["t"] * 300, {"rows": 1_000})
+    built = build_graph(tmp_path, exact_max=200, connectivity=32, expansion_add=200, graph_dir="graph-c32")
+    assert (built["connectivity"], built["expansion_add"], built["rows"]) == (32, 200, 1_000)
+    assert (tmp_path / "graph-c32" / "hnsw.usearch").exists() and not (tmp_path / "graph").exists()
+    out = sweep_graph(tmp_path, efs=(512,), depths=(10,), exact_max=200, queries=10, graph_dir="graph-c32")
+    assert out["connectivity"] == 32  # the restored file is the new graph, not the store-default one
+    assert out["ef"]["512"]["k10"]["recall_at_10"] >= 0.95

@@ -74,11 +74,11 @@ def build_store(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
     return out
 
 
-def _vector_index(root: Path, vectors: np.ndarray, exact_max: int):  # noqa: ANN202
+def _vector_index(root: Path, vectors: np.ndarray, exact_max: int, graph_dir: str = "graph"):  # noqa: ANN202
     """The store's own ``VectorIndex`` over the corpus (chunk key = row + 1), its graph directory under ``root``."""
     from ..store.vectors import NO_DATE, VectorIndex, VectorRows
 
-    index = VectorIndex(DIM, exact_max, root / "graph")
+    index = VectorIndex(DIM, exact_max, root / graph_dir)
     for start in range(0, len(vectors), 100_000):
         rows = np.arange(start, min(len(vectors), start + 100_000), dtype=np.int64)
         index.append(VectorRows(keys=rows + 1, vectors=np.asarray(vectors[start : start + len(rows)]),
@@ -89,32 +89,62 @@ def _vector_index(root: Path, vectors: np.ndarray, exact_max: int):  # noqa: ANN
     return index
 
 
-def build_graph(root: Path, exact_max: int = 200_000) -> dict[str, Any]:
+def build_graph(root: Path, exact_max: int = 200_000, *, connectivity: int | None = None,
+                expansion_add: int | None = None, graph_dir: str = "graph") -> dict[str, Any]:
     """The graph as the store builds it (``VectorIndex.ensure_graph``: int8, connectivity 16, expansion_add 64,
-    every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it."""
+    every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it.
+
+    ``connectivity`` / ``expansion_add`` build the same int8 inner-product graph with other knobs (a candidate
+    default), saved by the same ``checkpoint`` under ``graph_dir`` so the sweep restores it the store's way."""
+    import resource
+
+    from ..store import vectors as store_vectors
+
     vectors = load_corpus(root)["vectors"]
-    index = _vector_index(root, vectors, exact_max)
+    index = _vector_index(root, vectors, exact_max, graph_dir)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu = time.process_time()
     started = time.perf_counter()
-    index.ensure_graph()
+    if connectivity is None and expansion_add is None:
+        index.ensure_graph()
+    else:
+        graph = store_vectors._hnsw_class()(
+            ndim=DIM, metric="ip", dtype=store_vectors._DTYPE,
+            connectivity=connectivity or store_vectors._CONNECTIVITY,
+            expansion_add=expansion_add or store_vectors._EXPANSION_ADD,
+            expansion_search=store_vectors._EXPANSION_SEARCH)
+        live = np.flatnonzero(index._alive[: index._n])
+        graph.add(index._keys[live].astype(np.uint64), index._matrix[live], threads=0)
+        index._hnsw, index._unsaved = graph, len(live)
     build_s = time.perf_counter() - started
+    cpu_s = time.process_time() - cpu
+    graph = index._hnsw
     index.checkpoint(force=True)
-    out = {"rows": index.live, "graph_seconds": round(build_s, 1), "load": os.getloadavg()}
-    (root / "graph-build.json").write_text(json.dumps(out))
+    out = {"rows": index.live, "connectivity": graph.connectivity, "expansion_add": graph.expansion_add,
+           "graph_seconds": round(build_s, 1), "cpu_seconds": round(cpu_s, 1),
+           "graph_memory_mb": round(graph.memory_usage / 2**20, 1),
+           "file_mb": round((root / graph_dir / "hnsw.usearch").stat().st_size / 2**20, 1),
+           # the float32 matrix the store keeps beside the graph is ~1.5 GB of this at 1M x 384
+           "peak_rss_mb_before_build": round(rss_before / 1024),
+           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+           "load": os.getloadavg()}
+    (root / f"{graph_dir}-build.json").write_text(json.dumps(out))
     return out
 
 
 def sweep_graph(root: Path, efs: tuple[int, ...] = EF_SWEEP, depths: tuple[int, ...] = (10, 100), *,
-                exact_max: int = 200_000, queries: int = SAMPLE) -> dict[str, Any]:
+                exact_max: int = 200_000, queries: int = SAMPLE, graph_dir: str = "graph") -> dict[str, Any]:
     """Recall@10 and latency of ``VectorIndex.search`` (graph candidates re-scored exactly) per ``ef``."""
     from ..types import SearchFilter
 
     corpus = load_corpus(root)
     started = time.perf_counter()
-    index = _vector_index(root, corpus["vectors"], exact_max)
+    index = _vector_index(root, corpus["vectors"], exact_max, graph_dir)
     index.attach_hnsw(lambda seq: [], lambda seq: True)  # the store's restore path: checksum, then the graph
     assert index.uses_hnsw and index.repair is None, index.repair
     graph = index._hnsw
-    out: dict[str, Any] = {"open_seconds": round(time.perf_counter() - started, 1),
+    out: dict[str, Any] = {"graph": graph_dir, "connectivity": graph.connectivity,
+                           "open_seconds": round(time.perf_counter() - started, 1),
                            "store_default_ef": graph.expansion_search, "load_before": os.getloadavg()[0]}
     mask = index.mask(SearchFilter())
     pick = _sample(len(corpus["queries"]), queries)
@@ -228,11 +258,15 @@ def main(argv: list[str] | None = None) -> None:
                                             "sweep-pg", "hybrid"])
     parser.add_argument("--dir", type=Path, required=True)
     parser.add_argument("--ef", type=int, nargs="*", help="ef values to sweep (hybrid: the one ef to run at)")
+    parser.add_argument("--connectivity", type=int, help="build-graph: usearch connectivity (store: 16)")
+    parser.add_argument("--expansion-add", type=int, help="build-graph: usearch expansion_add (store: 64)")
+    parser.add_argument("--graph", default="graph", help="build-/sweep-graph: graph directory under --dir")
     args = parser.parse_args(argv)
     if args.command == "build-graph":
-        out = build_graph(args.dir)
+        out = build_graph(args.dir, connectivity=args.connectivity, expansion_add=args.expansion_add,
+                          graph_dir=args.graph)
     elif args.command == "sweep-graph":
-        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP)
+        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP, graph_dir=args.graph)
     elif args.command == "build-store":
         out = build_store(args.dir)
     elif args.command == "build-pg":
