@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store
-from groundsearch.evaluation.recall_corpus import derived_corpus, exact_truth, nn_profile, tie_aware_recall, write_corpus
+from groundsearch.evaluation.recall_corpus import (
+    derived_corpus, exact_truth, load_corpus, nn_profile, origin_subset, tie_aware_recall, write_corpus,
+)
 from groundsearch.evaluation.recall_pg import build_pg, sweep_pg
 
 
@@ -101,3 +103,17 @@ def test_a_graph_built_with_other_knobs_is_saved_beside_and_swept_with_them(tmp_
     out = sweep_graph(tmp_path, efs=(512,), depths=(10,), exact_max=200, queries=10, graph_dir="graph-c32")
     assert out["connectivity"] == 32  # the restored file is the new graph, not the store-default one
     assert out["ef"]["512"]["k10"]["recall_at_10"] >= 0.95
+
+
+def test_origin_subset_keeps_whole_neighbourhoods_and_recomputes_truth(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    rows, origin = derived_corpus(_clustered(rng, 100), 2_000, sigma=0.02, seed=0)
+    queries = _clustered(rng, 5)
+    write_corpus(tmp_path / "full", rows, origin, queries, [f"t{i}" for i in range(100)], {"rows": 2_000, "real_rows": 100})
+    meta = origin_subset(tmp_path / "full", tmp_path / "sub", 0.2)
+    sub = load_corpus(tmp_path / "sub")
+    assert meta["real_rows"] == 20 and meta["rows"] == len(sub["vectors"]) == 400
+    assert np.bincount(sub["origin"]).tolist() == [20] * 20  # every copy of a kept origin: 1 real + 19 derived
+    assert np.allclose((sub["vectors"] @ rows.T).max(axis=1), 1.0, atol=1e-5)  # rows of the full corpus, unchanged
+    ids, scores = exact_truth(sub["vectors"], queries)
+    assert np.array_equal(sub["truth_ids"], ids) and np.allclose(sub["truth_scores"], scores)

@@ -142,6 +142,27 @@ def load_corpus(out: Path) -> dict[str, Any]:
             "truth_ids": truth["ids"], "truth_scores": truth["scores"]}
 
 
+def origin_subset(src: Path, out: Path, keep: float, seed: int = 2) -> dict[str, Any]:
+    """A smaller corpus as dense as ``src``: every row (real or derived) whose origin is one of a random
+    ``keep`` share of the real rows, the same queries, exact truth recomputed over the kept rows. A prefix of
+    the 1M rows would thin every neighbourhood (9.5 derived rows per real one at 100k instead of 104) and
+    with it the difficulty this is meant to reproduce at a cost the shared machine can pay."""
+    corpus = load_corpus(src)
+    meta = {k: v for k, v in corpus["meta"].items() if k not in ("seconds", "load", "nn_cosine")}
+    real = int(meta["real_rows"])
+    kept_origins = np.sort(np.random.default_rng(seed).choice(real, max(1, round(keep * real)), replace=False))
+    rows = np.flatnonzero(np.isin(corpus["origin"], kept_origins))
+    matrix = np.ascontiguousarray(corpus["vectors"][rows])
+    origin = np.searchsorted(kept_origins, corpus["origin"][rows]).astype(np.int32)
+    texts = json.loads((src / "texts.json").read_text())
+    meta.update(rows=len(rows), real_rows=len(kept_origins), derived_rows=len(rows) - len(kept_origins),
+                subset_of=str(src), keep_origins=keep, seed=seed, nn_cosine={
+                    "derived_within_all": nn_profile(matrix, np.random.default_rng(1).choice(len(rows), PROFILE_ROWS,
+                                                                                          replace=False))})
+    write_corpus(out, matrix, origin, corpus["queries"], [texts[i] for i in kept_origins], meta)
+    return meta
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -149,7 +170,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sigma", type=float, default=0.02)
     parser.add_argument("--datasets", type=Path, default=Path("../shared/datasets"))
     parser.add_argument("--profile-only", action="store_true", help="print the NN profile, write nothing")
+    parser.add_argument("--subset-of", type=Path, help="write a density-preserving subset of this corpus instead")
+    parser.add_argument("--keep-origins", type=float, default=0.1, help="with --subset-of: share of real rows kept")
     args = parser.parse_args(argv)
+    if args.subset_of:
+        print(json.dumps(origin_subset(args.subset_of, args.out, args.keep_origins), indent=2))
+        return
     started = time.perf_counter()
     real, texts, names = real_rows()
     matrix, origin = derived_corpus(real, args.total, args.sigma)
