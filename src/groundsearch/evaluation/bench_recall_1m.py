@@ -107,6 +107,8 @@ def build_graph(root: Path, exact_max: int = 200_000, *, connectivity: int | Non
     started = time.perf_counter()
     if connectivity is None and expansion_add is None:
         index.ensure_graph()
+        if index._hnsw is None:
+            raise SystemExit(f"{index.live:,} rows are not over exact_max {exact_max:,}: the store would keep no graph")
     else:
         graph = store_vectors._hnsw_class()(
             ndim=DIM, metric="ip", dtype=store_vectors._DTYPE,
@@ -261,12 +263,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connectivity", type=int, help="build-graph: usearch connectivity (store: 16)")
     parser.add_argument("--expansion-add", type=int, help="build-graph: usearch expansion_add (store: 64)")
     parser.add_argument("--graph", default="graph", help="build-/sweep-graph: graph directory under --dir")
+    parser.add_argument("--exact-max", type=int, default=200_000,
+                        help="build-/sweep-graph: the store's exact_vector_max (below it the store keeps no graph)")
     args = parser.parse_args(argv)
     if args.command == "build-graph":
-        out = build_graph(args.dir, connectivity=args.connectivity, expansion_add=args.expansion_add,
+        out = build_graph(args.dir, args.exact_max, connectivity=args.connectivity, expansion_add=args.expansion_add,
                           graph_dir=args.graph)
     elif args.command == "sweep-graph":
-        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP, graph_dir=args.graph)
+        out = sweep_graph(args.dir, tuple(args.ef) if args.ef else EF_SWEEP, exact_max=args.exact_max,
+                          graph_dir=args.graph)
     elif args.command == "build-store":
         out = build_store(args.dir)
     elif args.command == "build-pg":
