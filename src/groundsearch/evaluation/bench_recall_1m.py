@@ -9,6 +9,13 @@ perturbation; real SciFact/MuSiQue queries). Build once, in the background, then
     OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m sweep-pg --dir /tmp/recall1m
     OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m hybrid --dir /tmp/recall1m
 
+Other graph knobs, saved beside the store's graph and swept the same way (``--exact-max`` below 200k rows)::
+
+    nice -n 15 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m build-graph --dir /tmp/recall1m \
+        --graph graph-c32-e200 --connectivity 32 --expansion-add 200
+    OMP_NUM_THREADS=1 .venv/bin/python -m groundsearch.evaluation.bench_recall_1m sweep-graph --dir /tmp/recall1m \
+        --graph graph-c32-e200 --ef 128 256 512 1024
+
 The embedded side is the real ``SQLiteStore``: its own int8 usearch graph (built by the store, in one go,
 when it is reopened over ``exact_vector_max``) and its own ``vector_search`` (candidates re-scored exactly),
 so the recall is the product's, not a bare graph's. The Postgres side is a ``chunk_vectors`` table of the

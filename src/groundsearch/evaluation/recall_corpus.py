@@ -13,6 +13,11 @@ Queries are real: SciFact claims and MuSiQue questions embedded by the store's e
 top 10 (and the 10th score, for the tie-aware recall of ``bench_recall``).
 
     OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m groundsearch.evaluation.recall_corpus --out /tmp/recall1m
+
+``--subset-of DIR --keep-origins F`` writes a smaller corpus of the same density (``origin_subset``), where a
+graph setting costs a tenth of a 1M build to compare::
+
+    .venv/bin/python -m groundsearch.evaluation.recall_corpus --subset-of /tmp/recall1m --out /tmp/recall-sub10
 """
 
 from __future__ import annotations
