@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..store.text import analyze
+from .answerable import norm as _norm
 
 __all__ = ["DECAY", "HOPS", "SEEDS", "W_LINK", "links", "rescore", "title_head"]
 
@@ -29,17 +30,10 @@ DECAY = 0.7  # a hop's strength relative to the sentence naming it (1.0 measured
 W_LINK = 0.3  # a reached item's strength, added to its sentences' scores; 0 turns the walk off (see BENCHMARKS)
 _MIN_HEAD = 4  # characters: a shorter title ("Air", "Mac") is named by too many sentences to be a link
 
-_WORDS = re.compile(r"\w+")
-
-
 class Scored(Protocol):  # the parts of an extractive candidate this module reads and writes
     hit: Any
     text: str
     score: float
-
-
-def _norm(text: str) -> str:
-    return " ".join(_WORDS.findall(text.casefold()))
 
 
 def title_head(title: str) -> str:
