@@ -318,3 +318,15 @@ def test_the_fallback_said_over_a_grounded_dossier_is_no_reply(engine) -> None:
     answer = turn(engine, "What did Atlas 2.0 add?")
     assert answer["dossier"]["sources"], "the dossier must be grounded for the case to mean anything"
     assert "Atlas" in answer["reply"] and "[" in answer["reply"] and MARKER not in answer["reply"]
+
+
+def test_a_citation_of_a_source_the_turn_does_not_have_is_rerolled_then_marked(engine) -> None:
+    """The session-4 LLM eval's one invalid citation: "[10]" beside eight sources passed the audit."""
+    script = [said("Atlas 2.0 added hybrid vector search [1]. Atlas 2.0 added streaming answers [42]."),
+              "Atlas 2.0 added streaming answers [42].", "Atlas 2.0 added streaming answers [42]."]
+    engine.llm = ScriptedLLM(script)
+    answer = turn(engine, "What did Atlas 2.0 add?")
+    numbers = {str(s["n"]) for s in answer["dossier"]["sources"]}
+    assert "42" not in numbers and "1" in numbers
+    assert answer["audit"]["marked"] == 1 and "[42]" not in answer["reply"], answer["audit"]["units"]
+    assert answer["reply"].startswith("Atlas 2.0 added hybrid vector search [1]")

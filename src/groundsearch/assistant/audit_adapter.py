@@ -35,7 +35,7 @@ def make_reroll(llm: LLM, assistant: Assistant):  # noqa: ANN201 - the auditor's
     return reroll
 
 
-def _constraints(dossier: Dossier, model_prose: bool, assistant: Assistant) -> Any:
+def _constraints(dossier: Dossier, model_prose: bool) -> Any:
     """``model_prose``: the text is the model's, so each sentence must rest on a source's words too; the
     extractive answer and the configured fallback are stored text, checked for their claims only."""
     from ..answer import auditor
@@ -44,8 +44,7 @@ def _constraints(dossier: Dossier, model_prose: bool, assistant: Assistant) -> A
     # the auditor quotes the closest source passages in its reroll message: an instruction planted in a source
     # must no more reach the model that way than through the dossier (guard.py)
     view["sources"] = [{**s, "text": withhold_instructions(s["text"])[0]} for s in view["sources"]]
-    return dataclasses.replace(auditor.Constraints.from_dossier(view), require_support=model_prose,
-                               own_text=(assistant.fallback_text,))
+    return dataclasses.replace(auditor.Constraints.from_dossier(view), require_support=model_prose)
 
 
 def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistant, *, url_health: Any = None,
@@ -55,7 +54,7 @@ def audit_text(text: str, dossier: Dossier, llm: LLM | None, assistant: Assistan
     from ..answer import auditor
 
     prose = llm is not None if model_prose is None else model_prose
-    reply = auditor.audit_reply(text, _constraints(dossier, prose, assistant),
+    reply = auditor.audit_reply(text, _constraints(dossier, prose),
                                 reroll=make_reroll(llm, assistant) if llm is not None else None,
                                 max_rerolls=max_rerolls, url_health=url_health)
     return {"ran": True, **reply.as_dict(), "text": reply.text}
@@ -70,7 +69,7 @@ class ParagraphAuditor:
 
     def __init__(self, dossier: Dossier, llm: LLM | None, assistant: Assistant, *, url_health: Any = None,
                  max_rerolls: int = MAX_REROLLS) -> None:
-        self._constraints = _constraints(dossier, llm is not None, assistant)
+        self._constraints = _constraints(dossier, llm is not None)
         self._reroll = make_reroll(llm, assistant) if llm is not None else None
         self._url_health = url_health
         self._max_rerolls = max_rerolls

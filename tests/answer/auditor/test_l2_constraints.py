@@ -91,7 +91,10 @@ def test_questions_and_short_statements_are_not_held_to_the_support_rule():
     assert unsupported("Sure, happy to help.", MODEL_PROSE) is None
 
 
-def test_the_assistants_own_fallback_words_are_not_held_to_the_support_rule():
-    own = dataclasses.replace(MODEL_PROSE, own_text=("I could not find anything that answers this, so I won't guess.",))
-    assert check("I could not find anything that answers this, so I won't guess.", own) == ()
-    assert check("I could not find anything that answers this, so I won't guess.", MODEL_PROSE) != ()
+
+def test_a_citation_must_name_one_of_the_turns_sources():
+    numbered = dataclasses.replace(CONSTRAINTS, citable=frozenset({"1", "2"}))
+    assert check("Initech serves 1200 customers [2].", numbered) == ()
+    assert check("Initech serves 1200 customers [10].", numbered) == ("cites [10], not among this turn's sources",)
+    assert check("Initech serves 1200 customers [1, 3].", numbered) == ("cites [3], not among this turn's sources",)
+    assert check("Initech serves 1200 customers [10].", CONSTRAINTS) == ()  # no numbered sources: not checked here

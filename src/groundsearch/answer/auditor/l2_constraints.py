@@ -13,6 +13,8 @@ Four rules, each a reason a unit fails (and goes to L3):
 * **support** (model prose only, ``Constraints.require_support``) — a statement of four or more content words
   needs one source holding at least half of them (stemmed). A small model's fluent sentence with no name, number,
   quote or link in it ("relevance-aware sample estimation improves recall") otherwise passed every rule above.
+* **citations ⊆ the turn's sources** — a ``[n]`` must name one of the dossier's numbered sources (a reply citing
+  [10] beside eight sources passed before: the session-4 LLM eval's one invalid citation).
 
 Pure; without ``require_support``, a sentence without names, numbers, quotes or links passes — there is nothing
 in it to check.
@@ -42,6 +44,7 @@ _QUOTE = re.compile(r"[\"“]([^\"”]{8,400})[\"”]")
 _ATTRIBUTION = re.compile(r"\b(?:said|says|say|according to|wrote|writes|stated|states|told|notes|noted|per|"
                           r"explained|claims|claimed|put it)\b|[—–-]\s*[A-Z]|\b[A-Z][\w.]+(?: [A-Z][\w.]+)*:\s*[\"“]")
 _WORDS = re.compile(r"[\w']+")
+_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
 
 def metrics(text: str) -> list[str]:
@@ -102,8 +105,6 @@ def unsupported(text: str, constraints: Constraints) -> str | None:
     """Why ``text`` rests on no single source's words (``None``: it does, or it is a question or too short)."""
     if text.rstrip().endswith("?"):
         return None  # a question back to the user states nothing
-    if any(" ".join(text.split()) in " ".join(own.split()) for own in constraints.own_text):
-        return None  # the assistant's configured words (its fallback) rest on configuration, not on a source
     plain = re.sub(r"\[\d+(?:\s*[,-]\s*\d+)*\]|https?://\S+", " ", text)
     terms = {t for t in analyze(plain) if not t.isdigit()}  # numbers have the metric and claim rules
     if len(terms) < SUPPORT_MIN_TERMS:
@@ -153,6 +154,10 @@ def check(text: str, constraints: Constraints, haystack: str | None = None) -> t
     bad = [url for _, url in links(text) if norm_url(url) not in allowed]
     if bad:
         reasons.append(f"links not among the sources: {', '.join(bad[:3])}")
+    if constraints.citable:
+        cited = [n for group in _CITATION.findall(text) for n in re.split(r"\s*,\s*", group)]
+        if stray := [n for n in dict.fromkeys(cited) if n not in constraints.citable]:
+            reasons.append(f"cites {', '.join(f'[{n}]' for n in stray)}, not among this turn's sources")
     if constraints.require_support and (why := unsupported(text, constraints)):
         reasons.append(why)
     return tuple(reasons)

@@ -53,7 +53,8 @@ class Constraints:
     # model prose: each sentence must also rest on one source's words (l2_constraints.unsupported); stored text
     # (extractive sentences, the configured fallback) is checked for its claims only
     require_support: bool = False
-    own_text: tuple[str, ...] = ()  # what the assistant may say in its own words (its configured fallback)
+    # the numbers a reply may cite as ``[n]`` (chat's numbered dossier sources); empty: citations not checked here
+    citable: frozenset[str] = frozenset()
 
     @classmethod
     def from_dossier(cls, dossier: Mapping[str, object], sources: Mapping[str, str] | None = None) -> Constraints:
@@ -72,10 +73,12 @@ class Constraints:
                 if isinstance(s, Mapping) and s.get("url"):
                     for name in s.get("entities") or ():
                         canonical.setdefault(str(name), str(s["url"]))
+        numbers = frozenset(str(s["n"]) for s in raw if isinstance(s, Mapping) and s.get("n") is not None) \
+            if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)) else frozenset()
         return cls(supported_entities=tuple(str(e) for e in dossier.get("supported_entities") or ()),  # type: ignore[union-attr]
                    source_urls=tuple(str(u) for u in dossier.get("source_urls") or ()),  # type: ignore[union-attr]
                    canonical_urls=canonical,
-                   sources=texts)
+                   sources=texts, citable=numbers)
 
 
 @dataclass(frozen=True, slots=True)
