@@ -105,8 +105,8 @@ def unsupported(text: str, constraints: Constraints) -> str | None:
     """Why ``text`` rests on no single source's words (``None``: it does, or it is a question or too short)."""
     if text.rstrip().endswith("?"):
         return None  # a question back to the user states nothing
-    plain = re.sub(r"\[\d+(?:\s*[,-]\s*\d+)*\]|https?://\S+", " ", text)
-    terms = {t for t in analyze(plain) if not t.isdigit()}  # numbers have the metric and claim rules
+    # numbers (``[n]`` markers among them) have the metric, claim and citation rules
+    terms = {t for t in analyze(re.sub(r"https?://\S+", " ", text)) if not t.isdigit()}
     if len(terms) < SUPPORT_MIN_TERMS:
         return None
     best = max((len(terms & _source_terms(s)) for s in constraints.sources.values()), default=0)

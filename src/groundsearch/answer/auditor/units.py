@@ -62,19 +62,18 @@ class Constraints:
         ``sources`` as a list of dicts with ``id`` and ``text``/``title``) — the shape chat's dossier has."""
         texts = dict(sources or {})
         raw = dossier.get("sources") or ()
-        if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)):
-            for s in raw:
-                if isinstance(s, Mapping) and s.get("id") is not None:
-                    texts.setdefault(str(s["id"]), "\n".join(str(s.get(k) or "") for k in ("title", "text", "url")))
+        listed = [s for s in raw if isinstance(s, Mapping)] \
+            if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)) else []
+        for s in listed:
+            if s.get("id") is not None:
+                texts.setdefault(str(s["id"]), "\n".join(str(s.get(k) or "") for k in ("title", "text", "url")))
         canonical = dict(dossier.get("canonical_urls") or {})  # type: ignore[call-overload]
-        if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)):
-            # no explicit map: an entity's canonical address is that of the first (best-ranked) source naming it
-            for s in raw:
-                if isinstance(s, Mapping) and s.get("url"):
-                    for name in s.get("entities") or ():
-                        canonical.setdefault(str(name), str(s["url"]))
-        numbers = frozenset(str(s["n"]) for s in raw if isinstance(s, Mapping) and s.get("n") is not None) \
-            if isinstance(raw, Iterable) and not isinstance(raw, (str, bytes, Mapping)) else frozenset()
+        # no explicit map: an entity's canonical address is that of the first (best-ranked) source naming it
+        for s in listed:
+            if s.get("url"):
+                for name in s.get("entities") or ():
+                    canonical.setdefault(str(name), str(s["url"]))
+        numbers = frozenset(str(s["n"]) for s in listed if s.get("n") is not None)
         return cls(supported_entities=tuple(str(e) for e in dossier.get("supported_entities") or ()),  # type: ignore[union-attr]
                    source_urls=tuple(str(u) for u in dossier.get("source_urls") or ()),  # type: ignore[union-attr]
                    canonical_urls=canonical,
