@@ -104,5 +104,7 @@ class FormatStep:
             return rules  # tier 1 was sure, so its reading stands without a note
         if fmt == directive.format or p < threshold or (directive.framed and fmt == "default"):
             return rules  # "as a table" surely asks for structure: the classifier may only say which
+        if directive.question and directive.evidence == "none":
+            return rules  # "what is the popularity rank of X?" wants the answer; a shape it wants, it names
         subtype, requested = kind_from_text(query) if fmt == "chart" else (None, None)
         return FormatDecision(fmt, subtype, requested, "classifier", self.calibration.classifier_confidence(p))

@@ -320,6 +320,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
         "relate", "conexiones", "ligacoes", "connessioni", "collegamenti", "verbindungen", "verbanden", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
+        "vinculos", "liens entre", "legami", "koppelingen",
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
