@@ -49,6 +49,19 @@ from .test_format_step import FixedClassifier
         ("a chart of popularity ranks grouped into bins", "histogram"),
         ("a chart with one spoke per criterion for each lab", "radar"),
         ("bars sorted from longest to shortest, releases per vendor", "ranked-bar"),
+        # the same shapes in other languages, and bars on a time axis read as a timeline word
+        ("un graphique où les barres partent du total et montent ou descendent", "waterfall"),
+        ("un gráfico con barras que empiezan donde termina la anterior", "waterfall"),
+        ("des barres horizontales sur un axe du temps, du début à la fin de chaque paquet", "gantt"),
+        ("Kreise, die sich überschneiden, für Autoren in beiden Venues", "venn"),
+        ("cirkels die overlappen voor auteurs in beide venues", "venn"),
+        ("um gráfico com faixas que fluem das seções para as venues", "sankey"),
+        ("bolle proporzionali al numero di release per mese", "bubble"),
+        ("a map of the world coloured by where the authors are", "choropleth"),
+        ("a chart where the words get bigger the more often they appear in titles", "word-cloud"),
+        ("a mirrored bar chart of 2023 against 2024 per section", "tornado"),
+        ("a pie with layers: venue inside, year outside", "sunburst"),
+        ("a chart of the median and quartiles of popularity per product", "box"),
     ],
 )
 def test_a_kind_described_by_its_look_is_that_kind(query, subtype):
@@ -116,6 +129,7 @@ def test_an_adjective_or_a_data_noun_before_a_chart_word_is_not_a_kind(query):
         "which product started and stopped releasing in 2024?",
         "what is the total and how big was each increase?",
         "papers about bubble detection in financial markets",
+        "papers about maps coloured by region",
     ],
 )
 def test_look_words_without_a_chart_are_not_a_chart(query):
@@ -145,6 +159,11 @@ def test_a_typo_in_a_kind_noun_or_a_glued_kind_name_still_names_the_kind(query, 
 )
 def test_a_named_bar_ranks_only_when_the_request_ranks(query, subtype):
     assert read_directive(query).chart_subtype == subtype
+
+
+def test_a_timeline_without_bars_stays_a_timeline():
+    for q in ("a timeline of the releases from start to end of 2024", "timeline of each package's releases"):
+        assert read_directive(q).format == "timeline", q
 
 
 def test_the_classifier_path_reads_the_kind_from_its_look_too():

@@ -612,6 +612,12 @@ def _with_description(d: Directive, text: str, folded: str) -> Directive:
         # a name the product lacks that describes a kind it has: "a spider-web-looking chart" is a radar
         found = _described(fold(d.requested))
         return d if found is None else replace(d, chart_subtype=found[0])
+    if d.format == "timeline" and d.evidence in ("used", "bare"):
+        # bars laid on a time axis from each one's start to its end are a Gantt chart, not a list of dates
+        found = kinds.described(text, folded, charted=True)
+        if found is None or found[0] != "gantt":
+            return d
+        return Directive("chart", "gantt", kinds.as_asked(*found), "used", True, (), d.terms, framed=d.framed)
     if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
             or d.evidence in ("none", "paraphrase")):
         return d

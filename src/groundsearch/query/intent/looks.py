@@ -24,8 +24,8 @@ _SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"divided (?:into|by)\
           r"opgedeeld", r"verdeeld in\b", r"stukken\b", r"gekleurd (?:per|naar)\b", "分段", "分成", "分割", "分け",
           "積み")
 _BANDS = (r"bands?\b", r"ribbons?\b", r"streams?\b", r"bandas?\b", r"cintas?\b", r"bandes?\b", r"rubans?\b",
-          r"bander\b", r"bande\b", r"nastri\b", r"faixas?\b", r"fitas?\b", r"banden\b", r"linten\b", "带", "帯")
-_FLOWS = (r"flow\w*", r"fluy\w*", r"fluir\b", r"coul\w*", r"flie\w*", r"stromen\b", r"scorr\w*", r"flui\w*",
+          r"bander\b", r"bandern\b", r"bande\b", r"nastri\b", r"faixas?\b", r"fitas?\b", r"banden\b", r"linten\b", "带", "帯")
+_FLOWS = (r"flow\w*", r"fluy\w*", r"fluir\b", r"fluem\b", r"fluisc\w*", r"coul\w*", r"flie\w*", r"stromen\b", r"scorr\w*", r"flui\w*",
           r"stroom\w*", r"vloei\w*", "流向", "流动", "流入", "流れ")
 _FLOW_NOUNS = (r"flows?\b", r"flujos?\b", r"flux\b", r"strome\b", r"flusse\b", r"flussi\b", r"fluxos?\b",
                r"stromen\b", "流量", "流")
@@ -37,7 +37,9 @@ _STEPS = (r"steps?\b", r"stepping\b", r"rises?\b", r"falls?\b", r"up (?:or|and) 
           r"decreases?\b", r"gains? and loss", r"subidas?\b", r"bajadas?\b", r"aumentos?\b", r"disminuc\w*",
           r"pasos?\b", r"hausses?\b", r"baisses?\b", r"etapes?\b", r"schritt\w*", r"anstieg\w*", r"ruckgang\w*",
           r"zunahme\b", r"abnahme\b", r"passi\b", r"salite?\b", r"discese?\b", r"cali\b", r"calo\b", r"aumenti\b",
-          r"diminuzion\w*", r"descidas?\b", r"quedas?\b", r"stap\w*", r"stijging\w*", r"daling\w*", "增减", "增加",
+          r"diminuzion\w*", r"descidas?\b", r"mont(?:e|ent)\b", r"descend\w*", r"suben\b", r"bajan\b",
+          r"steigen\b", r"fallen\b", r"salgono\b", r"scendono\b", r"sobem\b", r"descem\b", r"stijgen\b",
+          r"dalen\b", r"quedas?\b", r"stap\w*", r"stijging\w*", r"daling\w*", "增减", "增加",
           "减少", "増減", "増加", "減少", "ステップ")
 _STARTED = (r"start\w*", r"began\b", r"begin\w*", r"first release", r"from first to last\b", r"first and last\b", r"inici\w*", r"comienz\w*", r"empez\w*",
             r"debut\w*", r"commenc\w*", r"beginn\w*", r"anfang\b", r"inizi\w*", r"comincia\w*", r"comec\w*",
@@ -58,7 +60,7 @@ _CIRCLES = (r"bubbles?\b", r"circles?\b", r"discs?\b", r"dots?\b", r"balls?\b", 
             r"circulos?\b", r"bulles?\b", r"cercles?\b", r"blasen\b", r"kreise\b", r"kreisen\b", r"punkte\b",
             r"bolle\b", r"bolla\b", r"cerchi\b", r"bolhas?\b", r"bellen\b", r"cirkels?\b", r"stippen\b", "气泡",
             "圆圈", "圆点", "泡", "バブル", "円")
-_SIZED = (r"sized?\b", r"sizes\b", r"bigger\b", r"larger\b", r"proportional\w*", r"tamano\w*", r"taille\b",
+_SIZED = (r"sized?\b", r"sizes\b", r"bigger\b", r"larger\b", r"proportion\w*", r"proporci\w*", r"proporz\w*", r"tamano\w*", r"taille\b",
           r"gross\w*", r"groß\w*", r"grand\w*", r"dimension\w*", r"tamanho\w*", r"groot\w*", "大小", "大きさ", "尺寸")
 _TILES = (r"tiles?\b", r"rectangles?\b", r"blocks?\b", r"squares?\b", r"boxes\b", r"baldosas?\b", r"rectangulos?\b",
           r"bloques?\b", r"cuadrados?\b", r"tuiles?\b", r"paves?\b", r"carres?\b", r"kacheln?\b", r"rechtecke?n?\b",
@@ -114,6 +116,13 @@ _LAYERS = (r"layers?\b", r"levels?\b", r"nested\b", r"multi ?level\b", r"capas\b
 _STAGES = (r"inverted pyramid\b", r"upside ?down (?:pyramid|triangle)\b", r"piramide invertida\b",
            r"pyramide inversee\b", r"umgekehrte pyramide\b", r"piramide rovesciata\b", r"omgekeerde piramide\b",
            "倒金字塔", "逆ピラミッド")
+_OVERLAP = (r"overlap\w*", r"superpon\w*", r"chevauch\w*", r"uberschneid\w*", r"uberlapp\w*", r"sovrappo\w*",
+            r"sobrepo\w*", r"intersect\w*", "重叠", "重な", "交叉")
+# a bar that starts where the one before it ends: the floating steps of a waterfall
+_FLOATING = (r"where the (?:previous|last|one before)(?: one| bar)? (?:ends|stops)\b", r"donde termina la anterior\b",
+             r"la ou (?:finit|termine|s'arrete) la precedente\b", r"wo (?:der|die) vorige\w* (?:endet|aufhort)\b",
+             r"dove finisce la precedente\b", r"onde termina a anterior\b", r"waar de vorige (?:eindigt|stopt)\b",
+             "从上一根结束处", "前の棒の終わり")
 _RING = (r"rings?\b", r"anillo\b", r"anneau\b", r"anello\b", r"anel\b", "环形", "リング")
 
 # (kind, charted, groups), first match wins: the specific shapes before the ones they contain
@@ -134,6 +143,8 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("gantt", True, (BARS, _STARTED, _ENDED, _EACH)),
     ("gantt", True, (BARS, _TIME_AXIS, _HORIZONTAL)),
     ("gantt", True, (BARS, _DURATION)),
+    ("waterfall", True, (_FLOATING,)),
+    ("venn", False, (_CIRCLES, _OVERLAP)),
     ("bubble", False, (_CIRCLES, _SIZED)),
     ("treemap", False, (_TILES, _SIZED)),
     ("heatmap", False, (_CELLS, _SHADE)),
