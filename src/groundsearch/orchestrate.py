@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 from .answer.audit import audit
 from .answer.normalize import normalize
 from .answer.repair import repair
-from .answer.sentence_vectors import sentence_vectors_for
+from .answer.sentence_vectors import ScopedSentenceVectors, sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
@@ -239,7 +239,8 @@ class Orchestrator:
                                            # the client's own timeout: a pipeline given a slower model
                                            # (a local CPU server) waits as long as that client would
                                            deadline_s=getattr(self.llm, "timeout_s", self.settings.llm.timeout_s),
-                                           vectors=sentence_vectors_for(self.retriever))
+                                           vectors=ScopedSentenceVectors(sentence_vectors_for(self.retriever),
+                                                                         caller_scope(plan.filter.tenant)))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:
