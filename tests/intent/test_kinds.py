@@ -143,6 +143,8 @@ def test_look_words_without_a_chart_are_not_a_chart(query):
         ("diagramme en secteur des venues", "pie"),
         ("gráfico de burbuja por mes", "bubble"),
         ("Stapeldiagramm der Releases pro Monat nach Produkt", "stacked-bar"),  # a German name, not a typo
+        ("grafico a tortaa delle venue", "pie"),
+        ("gráfico de barras apilado por año", "stacked-bar"),
     ],
 )
 def test_a_typo_in_a_kind_noun_or_a_glued_kind_name_still_names_the_kind(query, subtype):

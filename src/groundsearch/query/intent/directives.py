@@ -341,9 +341,9 @@ def _kind_noun(word: str) -> str | None:
         return lx.KIND_NOUNS[word]
     if word in _OTHER_NOUNS:
         return "other"
-    if len(word) >= 6 and word not in lx.REAL_WORDS:
+    if len(word) >= 5 and word not in lx.REAL_WORDS:
         for noun, kind in lx.KIND_NOUNS.items():
-            if len(noun) >= 6 and _dl1(word, noun):
+            if len(noun) >= 5 and _dl1(word, noun):
                 return kind
     return None
 

@@ -146,7 +146,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "chart:treemap": ("treemap", "tree map", "treemaps", "矩形树图", "树图", "ツリーマップ"),
     "chart:sunburst": ("sunburst", "旭日图", "サンバースト"),
     "chart:radar": (
-        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot",
+        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot", "spider graph",
+        "star plot", "star chart", "web chart",
         "grafico de radar", "grafico de arana", "graphique en radar", "netzdiagramm", "radardiagramm",
         "spinnennetzdiagramm", "grafico radar", "radardiagram", "spindiagram", "雷达图", "蛛网图",
         "レーダーチャート",

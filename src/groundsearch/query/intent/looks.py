@@ -16,7 +16,8 @@ __all__ = ["BARS", "LOOKS", "NOT_KINDS", "NOT_KIND_STEMS", "OTHER_KINDS", "OTHER
 
 BARS = (r"bars?\b", r"columns?\b", r"barras?\b", r"barres?\b", r"balken", r"saulen?\b", r"staaf", r"staven",
          r"colonnes?\b", r"colunas?\b", r"columnas?\b", "柱", "条形", "棒")
-_SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"divided (?:into|by)\b", r"cut (?:into|up)\b", r"broken (?:into|down)\b",
+_SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"stack\w*", r"apilad\w*", r"empil\w*", r"gestapel\w*",
+          r"impil\w*", r"stapel\w*", r"in pila\b", r"divided (?:into|by)\b", r"cut (?:into|up)\b", r"broken (?:into|down)\b",
           r"segment", r"pieces\b", r"layers?\b", r"colou?red by\b", r"divid\w* (?:en|por)\b", r"partid\w* en\b",
           r"trozos\b", r"coloread\w* por\b", r"divise\w* (?:en|par)\b", r"decoupe\w*", r"morceaux\b",
           r"colore\w* (?:par|selon)\b", r"unterteil\w*", r"aufgeteilt", r"eingefarbt nach\b", r"suddivis\w*",
