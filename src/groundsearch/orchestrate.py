@@ -161,7 +161,8 @@ class Orchestrator:
             return evidence
         t = time.perf_counter()
         try:
-            subs = follow_ups(plan.query, evidence.hits, sentence_vectors_for(self.retriever))[:FOLLOW_UPS]
+            vectors = ScopedSentenceVectors(sentence_vectors_for(self.retriever), caller_scope(plan.filter.tenant))
+            subs = follow_ups(plan.query, evidence.hits, vectors)[:FOLLOW_UPS]
             seen = {h.id for h in evidence.hits}
             extra = []
             for sub in subs:
