@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 from .answer.audit import audit
 from .answer.normalize import normalize
 from .answer.repair import repair
-from .answer.sentence_vectors import sentence_vectors_for
+from .answer.sentence_vectors import ScopedSentenceVectors, sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
@@ -36,6 +36,7 @@ from .query.gate import judge
 from .query.planner import PlanProfile, plan_retrieval
 from .query.retrieve import Retriever
 from .query.trending import asks_for_trending, trending_table
+from .scope import caller_scope
 from .settings import Settings
 from .types import (
     Diagnostics,
@@ -64,8 +65,9 @@ NOTHING_RELEVANT = "Nothing clearly relevant to this request was found; the clos
 class Classifier(Protocol):
     """What the pipeline needs of the intent cascade (``query.intent.cascade.IntentCascade``)."""
 
-    def classify(self, query: str, hints: Hints | None) -> Any:
-        """Returns a value with ``intent``, ``cache_hit``, ``model``, ``latency_ms``, ``degraded``."""
+    def classify(self, query: str, hints: Hints | None, *, scope: str = "") -> Any:
+        """Returns a value with ``intent``, ``cache_hit``, ``model``, ``latency_ms``, ``degraded``. ``scope`` is
+        the caller's (``groundsearch.scope``): cached intents are per scope."""
         ...
 
 
@@ -117,10 +119,10 @@ class Orchestrator:
 
     # ---- stages ---------------------------------------------------------------------------------
 
-    def _classify(self, query: str, hints: Hints | None, run: _Run) -> Intent:
+    def _classify(self, query: str, hints: Hints | None, run: _Run, tenant: str | None) -> Intent:
         t = time.perf_counter()
         try:
-            c = self.classifier.classify(query, hints)
+            c = self.classifier.classify(query, hints, scope=caller_scope(tenant))
             intent = c.intent
             run.tier, run.cache_hit, run.model = intent.tier, bool(c.cache_hit), c.model
             run.degraded.extend(c.degraded)
@@ -150,7 +152,7 @@ class Orchestrator:
              profile: PlanProfile | None = None) -> tuple[Intent, RetrievalPlan]:
         """Classify and plan one request exactly as :meth:`run` does (``profile``: a named eval retriever)."""
         query = validate_query(request.query)
-        intent = self._classify(query, request.hints, _Run())
+        intent = self._classify(query, request.hints, _Run(), tenant)
         return intent, self._plan(intent, request, tenant, profile)
 
     def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
@@ -187,7 +189,7 @@ class Orchestrator:
         # stream that breaks off; the planner re-validates the same way later (pure, cheap).
         build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
         with metered(meter, "intent"):
-            intent = self._classify(query, request.hints, run)
+            intent = self._classify(query, request.hints, run, tenant)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
 
@@ -237,7 +239,8 @@ class Orchestrator:
                                            # the client's own timeout: a pipeline given a slower model
                                            # (a local CPU server) waits as long as that client would
                                            deadline_s=getattr(self.llm, "timeout_s", self.settings.llm.timeout_s),
-                                           vectors=sentence_vectors_for(self.retriever))
+                                           vectors=ScopedSentenceVectors(sentence_vectors_for(self.retriever),
+                                                                         caller_scope(plan.filter.tenant)))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:

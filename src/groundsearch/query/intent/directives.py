@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...types import ChartSubtype, Format
+from . import kinds, looks
 from . import lexicon as lx
 
-__all__ = ["Directive", "Term", "fold", "read_directive", "subtype_from_cues"]
+__all__ = ["Directive", "Term", "fold", "kind_from_text", "read_directive", "subtype_from_cues"]
 
 _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńňòóôõöøōŏőùúûüūŭůűųýÿźżžśšşřľłţťğ-_/"
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
@@ -123,7 +124,9 @@ _SCHEDULE = re.compile(
     r"(?:timeline|time line|schedule)\b")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(
-    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|most \w+|biggest|largest|"
+    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|biggest|largest|"
+    # "most cited", not "most of them are from 2024" nor "the most recent"
+    r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
     r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
     r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
     r"mas citados|plus cites|piu citati|mais citados|meest geciteerde)\b|排名|排行|ランキング|順位")
@@ -183,7 +186,8 @@ class _Index:
         self.cjk: list[tuple[str, str]] = []
         entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS]
                    + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
-                   + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss])
+                   + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
+                   + [(s, "chart:other") for s in looks.OTHER_KINDS])
         for surface, kind in entries:
             if _CJK.search(surface):
                 self.cjk.append((surface, kind))
@@ -192,6 +196,8 @@ class _Index:
             self.phrases.setdefault(toks, kind)
             self.joined.setdefault("".join(toks), kind)
         self.cjk.sort(key=lambda e: -len(e[0]))
+        # what a katakana name glued to a chart word may not contain to be a kind the lexicon lacks
+        self.cjk_surfaces = frozenset(s for s, k in self.cjk if k not in ("chart", "chart:other", "mention"))
         self.longest = max(len(t) for t in self.phrases)
         self.deletes: dict[str, set[str]] = {}
         for word in self.joined:
@@ -230,7 +236,7 @@ class _Index:
             pass
         kind = self._fuzzy(word)
         if kind is None and compound:
-            kind = self.compound(word)
+            kind = self.compound(word) or kinds.open_compound(word)
         if len(self._fuzzy_memo) >= FUZZY_MEMO:
             self._fuzzy_memo.clear()
         self._fuzzy_memo[key] = kind
@@ -290,6 +296,12 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
                 break
         if found and found[2] == "chart":
             found = _kind_after(tokens, found)
+        if found and found[2] == "chart":
+            # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
+            floor = hits[-1][1] if hits else 0
+            named = kinds.open_kind_start(tokens, found[0], found[1], floor, _NOT_KIND_WORDS)
+            if named is not None:
+                found = (named, found[1], "chart:other")
         if found:
             hits.append(found)
             i = found[1]
@@ -323,6 +335,26 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
     voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
+# Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
+_NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
+                   | _CONNECTORS | frozenset(lx.NEGATIONS) | frozenset(lx.CONTRASTS) | _TOPIC_PREP
+                   | frozenset("you we they for per from with and or of to by".split()))
+
+
+_OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
+
+
+def _kind_noun(word: str) -> str | None:
+    """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
+    if word in lx.KIND_NOUNS:
+        return lx.KIND_NOUNS[word]
+    if word in _OTHER_NOUNS:
+        return "other"
+    if len(word) >= 5 and word not in lx.REAL_WORDS:
+        for noun, kind in lx.KIND_NOUNS.items():
+            if len(noun) >= 5 and _dl1(word, noun):
+                return kind
+    return None
 
 
 def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, int, str]:
@@ -331,8 +363,9 @@ def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, in
     j = end
     while j < len(tokens) and j < end + 2 and tokens[j] in _CONNECTORS:
         j += 1
-    if j > end and j < len(tokens) and tokens[j] in lx.KIND_NOUNS:
-        return start, j + 1, "chart:" + lx.KIND_NOUNS[tokens[j]]
+    kind = _kind_noun(tokens[j]) if end < j < len(tokens) else None
+    if kind is not None:
+        return start, j + 1, "chart:" + kind
     return found
 
 
@@ -420,6 +453,9 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
 def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     taken = [False] * len(folded)
     out: list[tuple[int, Term]] = []
+    for pos, end in kinds.katakana_kinds(folded, idx.cjk_surfaces):  # "バイオリンプロット": a kind it has no name for
+        taken[pos:end] = [True] * (end - pos)
+        out.append((pos, Term("chart:other", text[pos:end], _cjk_frame(folded, pos, end, "chart:other"), pos)))
     for surface, kind in idx.cjk:
         pos = folded.find(surface)
         while pos >= 0:
@@ -584,16 +620,32 @@ def _described(folded: str) -> tuple[ChartSubtype, str] | None:
     return None
 
 
-def _with_description(d: Directive, folded: str) -> Directive:
+_ABOUT_TOPIC = re.compile(r"\b(?:papers?|articles?|research|studies|study|works?|releases?) (?:on|about|regarding|"
+                          r"sobre|sur|uber|su|over|de)\b")
+
+
+def _with_description(d: Directive, text: str, folded: str) -> Directive:
     """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
+    if d.chart_subtype == "other" and d.requested:
+        # a name the product lacks that describes a kind it has: "a spider-web-looking chart" is a radar
+        found = _described(fold(d.requested))
+        return d if found is None else replace(d, chart_subtype=found[0])
+    if d.format == "timeline" and d.evidence in ("used", "bare"):
+        # bars laid on a time axis from each one's start to its end are a Gantt chart, not a list of dates
+        found = kinds.described(text, folded, charted=True)
+        if found is None or found[0] != "gantt":
+            return d
+        return Directive("chart", "gantt", kinds.as_asked(*found), "used", True, (), d.terms, framed=d.framed)
     if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
             or d.evidence in ("none", "paraphrase")):
         return d
-    found = _described(folded)
+    found = _described(folded) or kinds.described(text, folded, charted=d.format == "chart")
     if found is None:
         return d
+    if d.format != "chart" and _ABOUT_TOPIC.search(folded[:folded.find(fold(found[1]))]):
+        return d  # "papers on stacked generalization": the look word is the research topic
     kind, words = found
-    return Directive("chart", kind, words, "used", True, (), d.terms, framed=d.framed)
+    return Directive("chart", kind, kinds.as_asked(kind, words), "used", True, (), d.terms, framed=d.framed)
 
 
 # Words a direct question opens with, in the nine languages (a wh-word, or a verb-first yes/no question).
@@ -616,8 +668,17 @@ def read_directive(query: str) -> Directive:
     idx = _index()
     text = " ".join(query.split())
     folded = fold(text)
-    d = _with_description(_read(text, folded, idx), folded)
+    d = _with_description(_read(text, folded, idx), text, folded)
     return replace(d, question=True) if _opens_question(folded) else d
+
+
+def kind_from_text(query: str) -> tuple[ChartSubtype, str | None]:
+    """The kind of a chart a later tier decided the request asks for, where tier 1 read none: the look it
+    describes (the user's words kept), else the house convention."""
+    text = " ".join(query.split())
+    folded = fold(text)
+    found = _described(folded) or kinds.described(text, folded, charted=True)
+    return (found[0], kinds.as_asked(*found)) if found is not None else (subtype_from_cues(folded), None)
 
 
 def _read(text: str, folded: str, idx: _Index) -> Directive:

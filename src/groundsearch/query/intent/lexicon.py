@@ -68,7 +68,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "grafico", "graficos", "diagrama",
         "grafico", "grafici", "diagramma", "diagrammi",
         "grafiek", "grafieken", "diagram", "grafisch", "graphisch",
-        "图表", "グラフ", "チャート", "図", "📊",
+        "图表", "グラフ", "チャート", "プロット", "図", "📊",
     ),
     "chart:bar": (
         "bar chart", "bar graph", "bar plot", "barchart", "bargraph", "column chart", "bars", "bar",
@@ -85,7 +85,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "stacked bar", "stacked bars", "stacked bar chart", "stacked column", "stacked column chart",
         "barras apiladas", "grafico de barras apiladas", "grafico de barras empilhadas", "diagramme en barres empilees",
         "grafico a barre impilate", "barres empilees", "gestapeltes balkendiagramm", "barras empilhadas",
-        "barre impilate", "gestapelde staafdiagram", "barre in pila", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
+        "barre impilate", "gestapelde staafdiagram", "barre in pila", "stapeldiagramm", "stapelbalkendiagramm",
+        "gestapeltes saulendiagramm", "stapelsaulendiagramm", "stapeldiagram", "gestapeld staafdiagram", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
     ),
     "chart:line": (
         "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
@@ -136,7 +137,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "streudiagramm", "punktdiagramm", "punktwolke",
         "grafico de dispersao",
         "grafico a dispersione",
-        "spreidingsdiagram", "spreidingsgrafiek",
+        "spreidingsdiagram", "spreidingsgrafiek", "puntdiagram", "puntgrafiek", "spreidingsplot",
         "散点图", "散布図",
     ),
     "chart:bubble": (
@@ -146,7 +147,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "chart:treemap": ("treemap", "tree map", "treemaps", "矩形树图", "树图", "ツリーマップ"),
     "chart:sunburst": ("sunburst", "旭日图", "サンバースト"),
     "chart:radar": (
-        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot",
+        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot", "spider graph",
+        "star plot", "star chart", "web chart",
         "grafico de radar", "grafico de arana", "graphique en radar", "netzdiagramm", "radardiagramm",
         "spinnennetzdiagramm", "grafico radar", "radardiagram", "spindiagram", "雷达图", "蛛网图",
         "レーダーチャート",
@@ -165,7 +167,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "diagramme de gantt", "diagramma di gantt", "gantt grafiek", "甘特图", "ガントチャート"),
     "chart:box": (
         "box plot", "boxplot", "box and whisker", "box and whisker plot", "box and whisker chart",
-        "diagrama de caja", "boite a moustaches", "kastengrafik", "diagrama de caixa", "diagramma a scatola",
+        "diagrama de caja", "boite a moustaches", "kastengrafik", "kastendiagramm", "diagrama de caixa", "diagramma a scatola",
         "箱线图", "箱形图", "箱ひげ図",
     ),
     "chart:venn": (
@@ -248,7 +250,8 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
                 "gauche et droite", "dans les deux sens", "nach links und rechts", "beide richtungen",
                 "beiden seiten", "links und rechts", "entrambi i lati", "sinistra e destra", "destra e sinistra",
                 "ambos os lados", "esquerda e direita", "ambas as direcoes", "beide kanten", "links en rechts",
-                "beide richtingen", "双向条形", "左右对称", "左右に伸び"),
+                "beide richtingen", "双向条形", "左右对称", "左右に伸び", "butterfly chart", "mirrored bars",
+                "mirrored bar chart", "diverging bars", "diverging bar chart"),
     "donut": ("hole in the middle", "hole in the centre", "hole in the center", "with a hole", "agujero",
               "trou au milieu", "avec un trou", "loch in der mitte", "mit loch", "mit einem loch", "buco al centro",
               "con un buco", "buco in mezzo", "buraco no meio", "com um buraco", "gat in het midden", "met een gat",
