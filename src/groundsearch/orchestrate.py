@@ -23,9 +23,11 @@ from typing import Any, Protocol
 from pydantic import TypeAdapter
 
 from .answer.audit import audit
+from .answer.decompose import about
+from .answer.extractive import follow_ups
 from .answer.normalize import normalize
 from .answer.repair import repair
-from .answer.sentence_vectors import sentence_vectors_for
+from .answer.sentence_vectors import ScopedSentenceVectors, sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
@@ -59,6 +61,8 @@ __all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "Orchestrator", "
 
 _RESULT = TypeAdapter(StructuredResult)
 _PASSTHROUGH = (InvalidInput, EmbeddingFailed)
+FOLLOW_UPS = 2  # sub-questions of a multi-hop question retrieved again (0 turns the follow-up off)
+FOLLOW_HITS = 3  # keyword hits not on the page each follow-up may add after it
 NOTHING_RELEVANT = "Nothing clearly relevant to this request was found; the closest results are listed below."
 
 
@@ -148,6 +152,34 @@ class Orchestrator:
         run.degraded.extend(evidence.degraded)
         return evidence
 
+    def _follow_up(self, intent: Intent, plan: RetrievalPlan, evidence: Evidence, run: _Run) -> Evidence:
+        """A multi-hop question asked again of its bridge (``answer.decompose``): each sub-question's best
+        keyword hits not on the page and about the bridge (by title) are added after it, under the plan's own
+        filter, so the item a chain passes through can be quoted and cited; the rest of what the keyword leg
+        finds past the page is off the question. The first page only; a failure keeps the page as it is."""
+        if not FOLLOW_UPS or plan.offset or intent.format != "default" or not evidence.hits:
+            return evidence
+        t = time.perf_counter()
+        try:
+            vectors = ScopedSentenceVectors(sentence_vectors_for(self.retriever), caller_scope(plan.filter.tenant))
+            subs = follow_ups(plan.query, evidence.hits, vectors)[:FOLLOW_UPS]
+            seen = {h.id for h in evidence.hits}
+            extra = []
+            for sub in subs:
+                more = self.retriever.retrieve(dataclasses.replace(
+                    plan, query=sub.text, legs=("keyword",), limit=len(seen) + FOLLOW_HITS, offset=0, rewrite="none", rerank=False,
+                    sub_queries=(), graph_seeds=(), reformulation=None, gate_threshold=0.0, relax_horizon=False))
+                new = [hit for hit in more.hits if hit.id not in seen and about(hit.item.title, sub.bridge)][:FOLLOW_HITS]
+                seen.update(hit.id for hit in new)
+                extra.extend(new)
+        except _PASSTHROUGH:
+            raise
+        except Exception as exc:
+            run.degraded.append(f"retrieve: the multi-hop follow-up failed ({type(exc).__name__}: {exc})")
+            return evidence
+        run.lap("retrieve.follow_up", t)
+        return dataclasses.replace(evidence, hits=(*evidence.hits, *extra)) if extra else evidence
+
     def plan(self, request: SearchRequest, *, tenant: str | None = None,
              profile: PlanProfile | None = None) -> tuple[Intent, RetrievalPlan]:
         """Classify and plan one request exactly as :meth:`run` does (``profile``: a named eval retriever)."""
@@ -204,6 +236,8 @@ class Orchestrator:
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
+        if not gate.measured or gate.passed:
+            evidence = self._follow_up(intent, plan, evidence, run)
         run.lap("retrieve", t)
         for leg in ("keyword", "vector"):
             if leg in plan.legs:
@@ -239,7 +273,8 @@ class Orchestrator:
                                            # the client's own timeout: a pipeline given a slower model
                                            # (a local CPU server) waits as long as that client would
                                            deadline_s=getattr(self.llm, "timeout_s", self.settings.llm.timeout_s),
-                                           vectors=sentence_vectors_for(self.retriever))
+                                           vectors=ScopedSentenceVectors(sentence_vectors_for(self.retriever),
+                                                                         caller_scope(plan.filter.tenant)))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:

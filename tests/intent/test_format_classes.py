@@ -111,3 +111,39 @@ def test_the_classifier_still_reads_a_wish_with_no_format_word():
     d = read_directive(query)
     assert (d.evidence, d.question) == ("none", False)
     assert FormatStep(lambda: Always("table"), cal).decide(query, d)[0].format == "table"
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt", "subtype"),
+    [
+        ("покажи релизы за октябрь в виде таблицы", "table", None),
+        ("столбчатая диаграмма статей по годам", "chart", "bar"),
+        ("хронология выпусков LangChain", "timeline", None),
+        ("zrób tabelę z artykułami z ICLR", "table", None),
+        ("oś czasu artykułów o rerankingu", "timeline", None),
+        ("yıllara göre makale sayısının pasta grafiği", "chart", "pie"),
+        ("ICLR 논문을 표로 만들어 줘", "table", None),
+        ("월별 릴리스 수를 막대 그래프로", "chart", "bar"),
+        ("에이전트 프레임워크 릴리스 타임라인", "timeline", None),
+    ],
+)
+def test_polish_turkish_russian_and_korean_format_words_are_read(query, fmt, subtype):
+    d = read_directive(query)
+    assert (d.format, d.chart_subtype) == (fmt, subtype)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "без таблицы, просто скажи, кто написал Mistral",
+        "не нужна диаграмма, кто авторы статьи о RAFT?",
+        "bez tabeli, powiedz tylko, kto napisał Mistral",
+        "nie chcę wykresu, tylko listę autorów",
+        "테이블은 필요 없어, Mistral 저자만 알려줘",
+        "что такое таблица менделеева?",
+        "발표로 정리해 줘",  # a talk, not a table: "표로" inside another word
+        "what did Pablo write about RAG?",
+    ],
+)
+def test_their_refusals_mentions_and_lookalikes_ask_for_nothing(query):
+    assert read_directive(query).format == "default"

@@ -31,8 +31,11 @@ _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńň
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
 _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
-# Chinese and Japanese script, and the chart emoji (📈 📉 📊), are matched as substrings
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA]")
+# Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
+# Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
 _ARTICLES = frozenset(
     "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
@@ -40,7 +43,8 @@ _ARTICLES = frozenset(
 )
 # Prepositions that put a format word to use: "as a table", "en forma de tabla", "als Tabelle", "numa tabela".
 _USE_PREP = frozenset(
-    "as in into on onto using via with en sous forme dans als im numa num em formato forma in nel nella".split()
+    "as in into on onto using via with en sous forme dans als im numa num em formato forma in nel nella w jako"
+    .split()
 )
 _DIRECTIVE_VERBS = frozenset(
     """show make give put draw create build generate render produce display list lay organise organize present
@@ -59,7 +63,9 @@ _DIRECTIVE_VERBS = frozenset(
     # zusammen"): the stem opens the clause, so its du, ihr, Sie and infinitive forms are what the reader sees.
     f"{stem}{ending}" for stem in "stell zeig erstell mach list fass ordn bereit visualisier".split()
     for ending in ("", "e", "t", "en", "et")
-) | frozenset(("zeichnet", "zeichnen"))
+) | frozenset(("zeichnet", "zeichnen")) | frozenset(
+    # Polish and Turkish requests (the four languages past the nine have their plain words only)
+    "pokaz zrob przedstaw narysuj daj chce potrzebuje goster yap ciz hazirla ver istiyorum".split())
 FUZZY_MEMO = 50_000  # distinct words whose typo reading is kept (a few MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
@@ -178,7 +184,9 @@ class _Index:
         self.phrases: dict[tuple[str, ...], str] = {}
         self.joined: dict[str, str] = {}
         self.cjk: list[tuple[str, str]] = []
-        entries = ([(s, "mention") for s in lx.MENTIONS] + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
+        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS]
+                   + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
+                   + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
                    + [(s, "chart:other") for s in looks.OTHER_KINDS])
         for surface, kind in entries:
             if _CJK.search(surface):
@@ -280,7 +288,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if kind is None and (n == 1 or not any(t in _ARTICLES or t in _CLAUSE_END for t in window)):
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
                 # a spoken filler never takes part in a typo: "could you like plot …" is not a "line plot"
-                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS for t in window))):
+                # nor a one-letter word ("w tabeli" is Polish "in a table", not a typo of "tabeli")
+                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS or len(t) == 1 for t in window))):
                     kind = idx.fuzzy("".join(window), compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
@@ -324,7 +333,7 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche anything something fancy like such""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
 _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
@@ -452,6 +461,10 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         pos = folded.find(surface)
         while pos >= 0:
             end = pos + len(surface)
+            # Korean separates words with spaces: a word starts after one ("발표로" is a talk, not "표로")
+            if _HANGUL.match(surface) and pos > 0 and _HANGUL.match(folded[pos - 1]):
+                pos = folded.find(surface, end)
+                continue
             if not any(taken[pos:end]):
                 for p in range(pos, end):
                     taken[p] = True
@@ -466,6 +479,11 @@ def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
     before, after = folded[max(0, pos - 6):pos], folded[end:end + 6]
     if any(n in before for n in lx.NEGATIONS_CJK_BEFORE) or any(after.lstrip("はがも").startswith(n.lstrip("は"))
                                                                  for n in lx.NEGATIONS_AFTER):
+        return "refused"
+    # Russian's refusal words are longer ("не нужна таблица"); Korean's follow a particle ("표는 필요 없고")
+    if _CYRILLIC.match(folded[pos]) and any(n in folded[max(0, pos - 10):pos] for n in lx.MORE_NEGATIONS_BEFORE):
+        return "refused"
+    if any(folded[end:end + 8].lstrip("은는이가도를을 ").startswith(n) for n in lx.MORE_NEGATIONS_AFTER):
         return "refused"
     if any(m in folded[:pos] for m in _CJK_MENTION_BEFORE) or any(m in after for m in _CJK_MENTION_AFTER):
         return "mentioned"

@@ -13,7 +13,8 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
+    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
+    "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
 
@@ -299,6 +300,7 @@ NEGATIONS: tuple[str, ...] = (
     "sem", "nao", "nem",
     "senza", "niente", "non", "nessun", "nessuna",
     "geen", "zonder", "niet",
+    "bez", "nie",  # Polish
 )
 # Chinese puts the refusal before the word, Japanese after it.
 NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
@@ -308,6 +310,7 @@ NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要�
 CONTRASTS: tuple[str, ...] = (
     "but", "just", "instead", "use", "make", "give", "as", "only", "rather", "sino", "solo", "mais",
     "plutot", "juste", "sondern", "nur", "mas", "so", "ma", "solo", "maar", "alleen",
+    "ale", "tylko", "lecz", "sadece", "ama", "yerine",
 )
 
 # Wishes phrased without a format word, by the format they point to. They make tier 1 abstain, and the
@@ -335,4 +338,40 @@ REAL_WORDS: frozenset[str] = frozenset(
     "plots plotly label labels barn bars bart bare lines liner pier piece grapho plan plans tables venue "
     "venues donate donor dont course courses char cart hart able tale tabs lots pots abel radars scatters funnels gantts stabled tabled timely timelike "
     "boxes map maps".split()
-)
+) | frozenset("pablo taboo taboos kablo cables".split())  # one edit from Turkish "tablo", English "tables"
+
+# Requests also come in languages outside the nine (Polish, Turkish, Russian, Korean): their plain format words,
+# so tier 1 sees the wish rather than "no format word". Russian and Korean match as substrings, like Chinese, so
+# one stem covers the case endings ("таблицу", "таблицей") and particles ("표로", "표를").
+MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "table": (
+        "tabela", "tabeli", "tabele", "tabelce", "tabelka", "tabelki", "arkusz kalkulacyjny",
+        "tablo", "tabloda", "tablosu", "tabloya", "tablolar", "elektronik tablo",
+        "таблиц", "в виде таблицы", "эксел",
+        "표로", "표 형식", "표를 만들", "표로 만들", "테이블", "엑셀",
+    ),
+    "chart": (
+        "wykres", "wykresie", "wykresu", "wykresy", "grafigi", "grafikte",
+        "диаграмм", "график", "гистограмм",
+        "차트", "그래프", "도표",
+    ),
+    "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "막대 그래프", "막대그래프",
+                  "막대 차트"),
+    "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트"),
+    "chart:line": ("wykres liniowy", "cizgi grafik", "cizgi grafigi", "линейный график", "꺾은선", "선 그래프"),
+    "timeline": (
+        "os czasu", "osi czasu", "chronologia", "chronologii", "zaman cizelgesi", "zaman cizgisi", "kronoloji",
+        "хронолог", "временная шкала", "временную шкалу", "временной шкал", "лента времени",
+        "타임라인", "연표", "시간순", "연대표",
+    ),
+    "graph": (
+        "siec powiazan", "graf powiazan", "iliski agi", "ag grafigi", "граф связей", "сеть связей", "граф знаний",
+        "네트워크", "관계도", "관계망",
+    ),
+}
+# ... with their refusals: Russian puts them before the word, Korean after it.
+MORE_MENTIONS: tuple[str, ...] = ("таблица менделеева", "теория графов", "график работы", "графический дизайн",
+                                  "tablica mendelejewa", "teoria grafow", "periyodik tablo", "graf teorisi",
+                                  "주기율표", "그래프 이론", "그래프 신경망")
+MORE_NEGATIONS_BEFORE: tuple[str, ...] = ("без", "не нужн", "не надо", "не хочу", "не стоит")
+MORE_NEGATIONS_AFTER: tuple[str, ...] = ("필요 없", "필요없", "말고", "빼고", "없이", "는 필요 없", "은 필요 없")
