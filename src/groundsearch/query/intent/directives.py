@@ -333,7 +333,8 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
+    get have see it to making creating drawing doing building hace falta precisa precisamos besoin""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
 _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
@@ -398,11 +399,33 @@ def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
     return tokens[1] not in _PERSONS or plural
 
 
+# A refusal said after the format word, in its clause: "a table isn't necessary", "chart not needed", "a chart
+# would be overkill", "il grafico non serve", "das Diagramm ist nicht nötig", "de grafiek is niet nodig".
+_REFUSED_AFTER = re.compile(
+    r"^(?:[\w']+ ){0,3}?(?:(?:isn't|isnt|is not|are not|aren't|arent|not) (?:necessary|needed|required|needed here|"
+    r"what i (?:need|want|asked for))|not needed|not necessary|unnecessary|(?:would be|is|feels) overkill|"
+    r"no es necesari[oa]|no hace falta|no me (?:sirve|hace falta)|nao e necessari[oa]|nao precisa|"
+    r"n'est pas necessaire|n est pas necessaire|pas necessaire|est inutile|"
+    r"nicht (?:notig|erforderlich|notwendig|gebraucht)|ist unnotig|brauche ich nicht|"
+    r"non (?:serve|mi serve|e necessari[oa])|niet nodig|hoeft niet)\b")
+
+
+def _refused_after(tokens: list[str], end: int) -> bool:
+    window = []
+    for tok in tokens[end:end + 7]:
+        if tok in _CLAUSE_END:
+            break
+        window.append(tok)
+    return bool(window) and bool(_REFUSED_AFTER.match(" ".join(window)))
+
+
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
            question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False,
            portuguese: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
+    if _refused_after(tokens, next(e for s, e, _ in hits if s == start)):
+        return "refused"
     j = start - 1
     while j >= clause_start:
         tok = tokens[j]

@@ -304,7 +304,8 @@ NEGATIONS: tuple[str, ...] = (
 )
 # Chinese puts the refusal before the word, Japanese after it.
 NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
-NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで")
+NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで", "要りません", "いりません",
+                                    "必要ない", "必要ありません", "なくていい")
 
 # A word that ends a refusal's reach ("no table, just a chart"; "not a table but a bar chart").
 CONTRASTS: tuple[str, ...] = (
