@@ -178,3 +178,26 @@ def test_a_refusal_around_a_verb_or_after_the_word_refuses_it(query):
                                             ("the table is not what I asked for, make a chart", "chart")])
 def test_a_wish_beside_a_refusal_stands(query, fmt):
     assert read_directive(query).format == fmt
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "can you help me figure out which reranker paper to read first?",
+        "everything is on the table — which vector db papers compare HNSW and IVF?",
+        "the plot thickens: who wrote the Voyager paper?",
+        "draw conclusions from the RAFT paper for me",
+        "figures aside, what does LIMA claim?",
+        "the graph team wants to know which papers cite LoRA",
+        "Cheers, Sam — Line Chart Partners LLC. Which paper introduced ReAct?",
+        "Lead, Timeline Analytics Group: who wrote the LoRA paper?",
+    ],
+)
+def test_idioms_and_group_names_built_on_a_format_word_ask_for_nothing(query):
+    assert read_directive(query).format == "default"
+
+
+@pytest.mark.parametrize(("query", "fmt"), [("a table of the team's papers", "table"), ("a chart for the team", "chart"),
+                                            ("graph of the team members and their papers", "chart")])
+def test_a_format_word_before_a_group_noun_phrase_is_still_a_wish(query, fmt):
+    assert read_directive(query).format == fmt

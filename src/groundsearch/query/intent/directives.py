@@ -184,7 +184,7 @@ class _Index:
         self.phrases: dict[tuple[str, ...], str] = {}
         self.joined: dict[str, str] = {}
         self.cjk: list[tuple[str, str]] = []
-        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS]
+        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS + lx.IDIOMS]
                    + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
                    + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
                    + [(s, "chart:other") for s in looks.OTHER_KINDS])
@@ -319,7 +319,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
-        if kind == "mention":
+        # "the graph team", "Bar Chart Capital", "#tables channel": a format word naming a group is a name
+        if kind == "mention" or _names_group(tokens, end):
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
@@ -327,6 +328,18 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
                                             capability, portuguese),
                         matches[start].start()))
     return out
+
+
+_GROUP_NOUNS = frozenset("""team teams group groups squad channel department dept lab labs guild crew folks people
+    org capital media inc ltd llc corp gmbh partners consulting club meetup""".split())
+
+
+def _names_group(tokens: list[str], end: int) -> bool:
+    """The format word opens a group's name: "graph team", "Graph Analytics Team", "Bar Chart Capital"."""
+    nxt = tokens[end:end + 2]
+    return bool(nxt) and (nxt[0] in _GROUP_NOUNS or len(nxt) == 2 and nxt[1] in _GROUP_NOUNS
+                          and nxt[0] not in _ARTICLES and nxt[0] not in _CONNECTORS and nxt[0] not in _CLAUSE_END
+                          and nxt[0] not in ("of", "for", "per", "by", "with", "about"))
 
 
 _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())

@@ -13,7 +13,7 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
+    "CONTRASTS", "IDIOMS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
     "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
@@ -371,6 +371,13 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
     ),
 }
 # ... with their refusals: Russian puts them before the word, Korean after it.
+# Idioms built on a format word: "figure out", "on the table", "the plot thickens", "draw conclusions".
+IDIOMS: tuple[str, ...] = (
+    "figure out", "figured out", "figuring out", "figure it out", "figure this out", "figure that out",
+    "figures aside", "the plot thickens", "plot twist", "draw conclusions", "draw a conclusion",
+    "draw the conclusion", "draw attention", "draw inspiration", "on the table", "off the table",
+    "at the table", "table stakes", "turn the tables", "turned the tables", "under the table",
+)
 MORE_MENTIONS: tuple[str, ...] = ("таблица менделеева", "теория графов", "график работы", "графический дизайн",
                                   "tablica mendelejewa", "teoria grafow", "periyodik tablo", "graf teorisi",
                                   "주기율표", "그래프 이론", "그래프 신경망")
