@@ -358,6 +358,7 @@ _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | 
 _OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
 
 
+@lru_cache(maxsize=4096)
 def _kind_noun(word: str) -> str | None:
     """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
     if word in lx.KIND_NOUNS:
