@@ -62,6 +62,16 @@ from .test_format_step import FixedClassifier
         ("a mirrored bar chart of 2023 against 2024 per section", "tornado"),
         ("a pie with layers: venue inside, year outside", "sunburst"),
         ("a chart of the median and quartiles of popularity per product", "box"),
+        ("a line with the area under it shaded, releases over time", "area"),
+        ("concentric circles: venue inside, year outside", "sunburst"),
+        ("a chart shaped like a spider's web comparing sections", "radar"),
+        ("percentages in a circle for each venue", "pie"),
+        ("dots connected by lines, releases per month", "line"),
+        ("a line for each venue over the years", "line"),
+        ("das Diagramm mit den Kästen und Antennen für die Popularität pro Monat", "box"),
+        ("bars that go left for 2023 and right for 2024", "tornado"),
+        ("el de los círculos que se solapan: autores de SIGIR y EMNLP", "venn"),
+        ("上から下へだんだん狭くなるグラフ", "funnel"),
     ],
 )
 def test_a_kind_described_by_its_look_is_that_kind(query, subtype):
@@ -130,6 +140,7 @@ def test_an_adjective_or_a_data_noun_before_a_chart_word_is_not_a_kind(query):
         "what is the total and how big was each increase?",
         "papers about bubble detection in financial markets",
         "papers about maps coloured by region",
+        "what is the area under the curve of the reranker?",
     ],
 )
 def test_look_words_without_a_chart_are_not_a_chart(query):

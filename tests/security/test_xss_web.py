@@ -10,20 +10,15 @@ text and never run. Each payload sets ``window.__xss``; the probe also checks th
 
 from __future__ import annotations
 
-import json
 import shutil
 import urllib.parse
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from groundsearch.interfaces.api import create_app
-from tests.api.live import make_engine, make_settings, serve
+from .conftest import CHROMIUM, web_fixtures
 
-CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="apt-get install -y chromium")
 
 IMG = '<img src=x onerror="window.__xss=(window.__xss||[]).concat(\'img\')">'
@@ -36,29 +31,14 @@ RECORDS += [{"product": f"Quorb{SVG}", "version": f"2.{i}", "date": f"2026-0{i +
 DOC = f"# Zorbx handbook {IMG}\n\nThe Zorbx handbook says releases ship monthly. {SCRIPT} {SVG}\n"
 
 
-@pytest.fixture(scope="module")
-def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("xss-web")
-    settings = make_settings(tmp)
-    with make_engine(tmp, settings) as engine, serve(create_app(engine)) as url:
-        with httpx.Client(base_url=url, timeout=60) as c:
-            r = c.post("/api/items/records", json={"collection": "releases", "records": RECORDS})
-            assert r.status_code == 200 and not r.json()["errors"], r.text
-            r = c.post("/api/items", files={"file": ("zorbx.md", DOC.encode(), "text/markdown")})
-            assert r.status_code == 200, r.text
-        yield url
+def _plant(c: httpx.Client) -> None:
+    r = c.post("/api/items/records", json={"collection": "releases", "records": RECORDS})
+    assert r.status_code == 200 and not r.json()["errors"], r.text
+    r = c.post("/api/items", files={"file": ("zorbx.md", DOC.encode(), "text/markdown")})
+    assert r.status_code == 200, r.text
 
 
-@pytest.fixture(scope="module")
-def page(planted: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith("http://127.0.0.1") else r.abort())
-        yield context.new_page()
-        browser.close()
+planted, page = web_fixtures("planted", _plant)
 
 
 def _settled(page: Any, url: str, query: str) -> str:
