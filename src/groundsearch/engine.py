@@ -357,9 +357,11 @@ class Engine:
 
     # ---- feedback -------------------------------------------------------------------------------
 
-    def add_feedback(self, request_id: str, item_id: str, useful: bool, *, tenant: str | None = None) -> Feedback:
+    def add_feedback(self, request_id: str, item_id: str, useful: bool, *, tenant: str | None = None,
+                     owner: str = "") -> Feedback:
         """Mark a source request ``request_id`` showed as useful or not; ``NotFound`` unless that request is
-        the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown)."""
+        the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown). The mark is
+        ``owner``'s (the HTTP key's id; ``''`` for every-tenant callers): another owner's mark is never replaced."""
         store = self._telemetry_for("feedback")
         shown = store.request_results(caller_scope(tenant), request_id)
         if shown is None:
@@ -367,14 +369,14 @@ class Engine:
         if item_id not in shown:
             raise NotFound(f"request {request_id!r} did not show item {item_id!r}",
                            details={"request_id": request_id, "item_id": item_id})
-        return store.put_feedback(caller_scope(tenant), request_id, item_id, useful)
+        return store.put_feedback(caller_scope(tenant), request_id, item_id, useful, owner=owner)
 
-    def remove_feedback(self, feedback_id: str, *, tenant: str | None = None) -> None:
-        if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id):
+    def remove_feedback(self, feedback_id: str, *, tenant: str | None = None, owner: str = "") -> None:
+        if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id, owner=owner):
             raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
 
     def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """``{item_id: (useful, marks)}`` of ``tenant`` (what the weighted profile's feedback boost reads)."""
+        """``{item_id: (useful, marks)}`` of ``tenant``, every owner's marks (the weighted profile's boost)."""
         return self._telemetry_for("feedback").feedback_stats(caller_scope(tenant), item_ids)
 
     def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:

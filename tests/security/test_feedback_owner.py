@@ -81,3 +81,69 @@ def test_attack_the_store_keeps_marks_per_owner(backend: str, request: pytest.Fi
         assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (0, 1)}
     finally:
         store.close()
+
+
+# ---- marks stored before owners existed -----------------------------------------------------------------------
+
+_OLD_SQLITE = """
+CREATE TABLE feedback (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, request_id TEXT NOT NULL, item_id TEXT NOT NULL,
+    useful INTEGER NOT NULL, created_at REAL NOT NULL, UNIQUE (tenant, request_id, item_id));
+CREATE INDEX feedback_item ON feedback (tenant, item_id);
+"""
+
+
+def _plant_old(execute) -> None:  # type: ignore[no-untyped-def]
+    for fid, useful in (("old-1", True), ("old-2", False)):
+        execute("INSERT INTO feedback (id, tenant, request_id, item_id, useful, created_at) "
+                "VALUES (?, 'acme', ?, 'docs:a', ?, 1764583200)", (fid, f"r-{fid}", useful))
+
+
+def _old_marks_are_owner_blank(store) -> None:  # type: ignore[no-untyped-def]
+    """Old marks still count for the tenant, no key's owner reaches them, and an every-tenant caller (owner '')
+    may still remove them."""
+    assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (1, 2)}
+    assert not store.delete_feedback("acme", "old-1", owner="key-1")
+    replayed = store.put_feedback("acme", "r-old-1", "docs:a", False, owner="key-1")  # a key's own new mark
+    assert replayed.id != "old-1" and store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (1, 3)}
+    assert store.put_feedback("acme", "r-old-1", "docs:a", True, owner="").id == "old-1"
+    assert store.delete_feedback("acme", "old-2", owner="")
+    assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (1, 2)}
+
+
+def test_attack_old_sqlite_marks_move_to_owner_blank(tmp_path: Path) -> None:
+    import sqlite3
+
+    from groundsearch.store.sqlite_telemetry import SQLiteTelemetry
+
+    path = tmp_path / "telemetry.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(_OLD_SQLITE)
+        _plant_old(conn.execute)
+    store = SQLiteTelemetry.open(path)
+    try:
+        _old_marks_are_owner_blank(store)
+    finally:
+        store.close()
+    SQLiteTelemetry.open(path).close()  # opening a rebuilt file again changes nothing
+
+
+def test_attack_old_postgres_marks_move_to_owner_blank(postgres_database, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+                                                       ) -> None:
+    """Rows written at schema version 7 (before migration 0008), then the telemetry store opened."""
+    import psycopg
+
+    from groundsearch.store import pg_migrations
+    from groundsearch.store.pg_telemetry import PgTelemetry
+
+    dsn = postgres_database()
+    old = [m for m in pg_migrations.known_migrations() if m.version <= 7]
+    with monkeypatch.context() as patched:
+        patched.setattr(pg_migrations, "known_migrations", lambda: old)
+        pg_migrations.apply_migrations(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        _plant_old(lambda sql, params: conn.execute(sql.replace("?", "%s").replace("1764583200", "now()"), params))
+    store = PgTelemetry.open(dsn)
+    try:
+        _old_marks_are_owner_blank(store)
+    finally:
+        store.close()

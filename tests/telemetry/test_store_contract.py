@@ -61,15 +61,15 @@ def test_term_counts_are_per_tenant(telemetry_backend: Callable[[], TelemetrySto
 def test_feedback_marks_replace_and_delete_per_tenant(telemetry_backend: Callable[[], TelemetryStore]) -> None:
     store = telemetry_backend()
     assert store.feedback_stats("acme", ["docs:a"]) == {}  # no marks
-    mark = store.put_feedback("acme", "r1", "docs:a", True)
+    mark = store.put_feedback("acme", "r1", "docs:a", True, owner="k1")
     assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (1, 1)}  # one mark
-    again = store.put_feedback("acme", "r1", "docs:a", False)  # the same request marks once: replaced
+    again = store.put_feedback("acme", "r1", "docs:a", False, owner="k1")  # the same request marks once: replaced
     assert again.id == mark.id and store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (0, 1)}
     for i in range(2, 7):
-        store.put_feedback("acme", f"r{i}", "docs:a", True)
+        store.put_feedback("acme", f"r{i}", "docs:a", True, owner="k1")
     assert store.feedback_stats("acme", ["docs:a", "docs:b"]) == {"docs:a": (5, 6)}  # many
     assert store.feedback_stats("globex", ["docs:a"]) == {}  # another tenant sees none of them
-    assert not store.delete_feedback("globex", mark.id)  # nor can it delete them
-    assert store.delete_feedback("acme", mark.id)
+    assert not store.delete_feedback("globex", mark.id, owner="k1")  # nor can it delete them
+    assert store.delete_feedback("acme", mark.id, owner="k1")
     assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (5, 5)}
-    assert not store.delete_feedback("acme", mark.id)
+    assert not store.delete_feedback("acme", mark.id, owner="k1")

@@ -186,7 +186,7 @@ def build_server(engine: Engine) -> MCPServer:
         weighted ranking (at most 3 %, and only once an item has two marks)."""
         try:
             mark = await anyio.to_thread.run_sync(functools.partial(
-                engine.add_feedback, request_id, item_id, useful, tenant=tenant))
+                engine.add_feedback, request_id, item_id, useful, tenant=tenant, owner=MCP_OWNER))
         except GroundsearchError as exc:
             return f"error: {exc.message}"
         return f"recorded {'useful' if mark.useful else 'not useful'} for {mark.item_id} (feedback id {mark.id})"

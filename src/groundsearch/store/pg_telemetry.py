@@ -95,16 +95,18 @@ class PgTelemetry:
                           (tenant, since, limit))
         return [(t, int(n)) for t, n in rows]
 
-    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool) -> Feedback:
+    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool, *, owner: str) -> Feedback:
         now = dt.datetime.now(dt.UTC)
-        rows = self._rows("INSERT INTO feedback VALUES (%s, %s, %s, %s, %s, %s) "
-                          "ON CONFLICT (tenant, request_id, item_id) DO UPDATE SET useful = EXCLUDED.useful, "
+        rows = self._rows("INSERT INTO feedback (id, tenant, owner, request_id, item_id, useful, created_at) "
+                          "VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                          "ON CONFLICT (tenant, owner, request_id, item_id) DO UPDATE SET useful = EXCLUDED.useful, "
                           "created_at = EXCLUDED.created_at RETURNING id",
-                          (uuid.uuid4().hex, tenant, request_id, item_id, useful, now))
-        return Feedback(rows[0][0], tenant, request_id, item_id, useful, now)
+                          (uuid.uuid4().hex, tenant, owner, request_id, item_id, useful, now))
+        return Feedback(rows[0][0], tenant, request_id, item_id, useful, now, owner)
 
-    def delete_feedback(self, tenant: str, feedback_id: str) -> bool:
-        return self._count("DELETE FROM feedback WHERE id = %s AND tenant = %s", (feedback_id, tenant)) > 0
+    def delete_feedback(self, tenant: str, feedback_id: str, *, owner: str) -> bool:
+        return self._count("DELETE FROM feedback WHERE id = %s AND tenant = %s AND owner = %s",
+                           (feedback_id, tenant, owner)) > 0
 
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:

@@ -41,9 +41,12 @@ CREATE TABLE IF NOT EXISTS request_shadow (
     fields TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS request_shadow_created ON request_shadow (created_at);
+"""
+_FEEDBACK_DDL = """
 CREATE TABLE IF NOT EXISTS feedback (
     id TEXT PRIMARY KEY, tenant TEXT NOT NULL, request_id TEXT NOT NULL, item_id TEXT NOT NULL,
-    useful INTEGER NOT NULL, created_at REAL NOT NULL, UNIQUE (tenant, request_id, item_id)
+    useful INTEGER NOT NULL, created_at REAL NOT NULL, owner TEXT NOT NULL DEFAULT '',
+    UNIQUE (tenant, owner, request_id, item_id)
 );
 CREATE INDEX IF NOT EXISTS feedback_item ON feedback (tenant, item_id);
 """
@@ -70,7 +73,8 @@ class SQLiteTelemetry:
         conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
+        _add_feedback_owner(conn)
+        conn.executescript(_SCHEMA + _FEEDBACK_DDL)
         return cls(conn)
 
     def close(self) -> None:
@@ -134,19 +138,22 @@ class SQLiteTelemetry:
                           "LIMIT ?", (tenant, _ts(since), limit))
         return [(t, int(n)) for t, n in rows]
 
-    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool) -> Feedback:
+    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool, *, owner: str) -> Feedback:
         now = dt.datetime.now(dt.UTC)
+        key = (tenant, owner, request_id, item_id)
         with self._lock:
             self._conn.execute(
-                "INSERT INTO feedback VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, request_id, item_id) "
+                "INSERT INTO feedback (id, tenant, owner, request_id, item_id, useful, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, owner, request_id, item_id) "
                 "DO UPDATE SET useful = excluded.useful, created_at = excluded.created_at",
-                (uuid.uuid4().hex, tenant, request_id, item_id, int(useful), _ts(now)))
-            (fid,) = self._conn.execute("SELECT id FROM feedback WHERE tenant = ? AND request_id = ? AND item_id = ?",
-                                        (tenant, request_id, item_id)).fetchone()
-        return Feedback(fid, tenant, request_id, item_id, useful, now)
+                (uuid.uuid4().hex, *key, int(useful), _ts(now)))
+            (fid,) = self._conn.execute("SELECT id FROM feedback WHERE tenant = ? AND owner = ? AND request_id = ? "
+                                        "AND item_id = ?", key).fetchone()
+        return Feedback(fid, tenant, request_id, item_id, useful, now, owner)
 
-    def delete_feedback(self, tenant: str, feedback_id: str) -> bool:
-        return self._write("DELETE FROM feedback WHERE id = ? AND tenant = ?", (feedback_id, tenant)).rowcount > 0
+    def delete_feedback(self, tenant: str, feedback_id: str, *, owner: str) -> bool:
+        return self._write("DELETE FROM feedback WHERE id = ? AND tenant = ? AND owner = ?",
+                           (feedback_id, tenant, owner)).rowcount > 0
 
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
@@ -154,3 +161,28 @@ class SQLiteTelemetry:
         rows = self._read("SELECT item_id, sum(useful), count(*) FROM feedback WHERE tenant = ? AND item_id IN "
                           "(SELECT value FROM json_each(?)) GROUP BY item_id", (tenant, json.dumps(list(item_ids))))
         return {i: (int(u), int(n)) for i, u, n in rows}
+
+
+def _add_feedback_owner(conn: sqlite3.Connection) -> None:
+    """Rebuild a feedback table of the layout before owners (unique per tenant, request, item), once, under the
+    write lock; its rows get owner '' (no tenant key's), as in Postgres migration 0008."""
+    def has_owner() -> bool | None:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(feedback)")]
+        return None if not cols else "owner" in cols
+
+    if has_owner() is not False:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if has_owner() is False:  # another process may have rebuilt it while this one waited for the lock
+            conn.execute("ALTER TABLE feedback RENAME TO feedback_before_owner")
+            conn.execute("DROP INDEX IF EXISTS feedback_item")
+            for statement in _FEEDBACK_DDL.split(";")[:2]:  # executescript would commit the open transaction
+                conn.execute(statement)
+            conn.execute("INSERT INTO feedback (id, tenant, owner, request_id, item_id, useful, created_at) "
+                         "SELECT id, tenant, '', request_id, item_id, useful, created_at FROM feedback_before_owner")
+            conn.execute("DROP TABLE feedback_before_owner")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

@@ -3,7 +3,9 @@
 Kept apart from :class:`~groundsearch.store.base.Store` because it is operational data with its own
 retention, written once per request: the embedded backend keeps it in its own SQLite file beside the store
 (a search never waits on the ingest writer), Postgres in the same database (migration 0004). Every read and
-write of feedback takes the caller's tenant; a mark of one tenant is invisible to every other.
+write of feedback takes the caller's tenant; a mark of one tenant is invisible to every other. Within a tenant a
+mark belongs to its owner (the HTTP key's id; ``''`` for every-tenant callers and for marks from before owners,
+migration 0008): only that owner replaces or deletes it, while the ranking signal counts every mark.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Feedback:
     item_id: str
     useful: bool
     created_at: dt.datetime
+    owner: str = ""
 
 
 @runtime_checkable
@@ -57,16 +60,19 @@ class TelemetryStore(Protocol):
         """Term hashes of ``tenant``'s queries since ``since`` by the number of requests using them."""
         ...
 
-    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool) -> Feedback:
-        """One mark per (tenant, request, item): marking again replaces the earlier mark."""
+    def put_feedback(self, tenant: str, request_id: str, item_id: str, useful: bool, *, owner: str) -> Feedback:
+        """One mark per (tenant, owner, request, item): marking again replaces that owner's earlier mark, never
+        another owner's (theirs stays, and this one is a mark of its own)."""
         ...
 
-    def delete_feedback(self, tenant: str, feedback_id: str) -> bool:
-        """Remove ``tenant``'s mark; ``False`` when it has none by that id (another tenant's reads the same)."""
+    def delete_feedback(self, tenant: str, feedback_id: str, *, owner: str) -> bool:
+        """Remove ``owner``'s mark in ``tenant``; ``False`` when it has none by that id (another owner's or
+        another tenant's reads the same)."""
         ...
 
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """``{item_id: (useful marks, all marks)}`` of ``tenant`` for the marked ones among ``item_ids``."""
+        """``{item_id: (useful marks, all marks)}`` of ``tenant`` for the marked ones among ``item_ids``: every
+        owner's marks count (it is the tenant's ranking signal, and it names no owner and no mark)."""
         ...
 
     def close(self) -> None: ...
