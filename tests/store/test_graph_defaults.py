@@ -154,3 +154,15 @@ def test_hnsw_ef_setting_fixes_the_beam_at_any_size(tmp_path: Path) -> None:
         assert again._vectors._hnsw.expansion_search == 300
     finally:
         again.close()
+
+
+def test_status_and_collection_masks_equal_isin_for_any_codes() -> None:
+    """The mask compares codes one by one instead of ``np.isin`` (which sorts every query); same rows either way."""
+    from groundsearch.store.vectors import _in_codes
+
+    rng = np.random.default_rng(9)
+    values = rng.integers(-1, 20, 5_000).astype(np.int32)
+    for codes in ([], [3], [-1, 0], [0, 1, 2], list(range(9)), list(range(-1, 20)), [25]):
+        assert np.array_equal(_in_codes(values, codes), np.isin(values, codes)), codes
+    statuses = values.astype(np.int8)
+    assert np.array_equal(_in_codes(statuses, [1, 2]), np.isin(statuses, [1, 2]))

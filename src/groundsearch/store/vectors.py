@@ -316,9 +316,9 @@ class VectorIndex:
         n = self._n
         m = self._alive[:n].copy()
         codes = [_STATUS_CODE[s] for s in f.statuses if s in _STATUS_CODE]
-        m &= np.isin(self._status[:n], codes)
+        m &= _in_codes(self._status[:n], codes)
         if f.collections:
-            m &= np.isin(self._coll[:n], [self._coll_codes[c] for c in f.collections if c in self._coll_codes])
+            m &= _in_codes(self._coll[:n], [self._coll_codes[c] for c in f.collections if c in self._coll_codes])
         if f.date_from is not None:
             m &= self._date[:n] >= f.date_from.toordinal()
         if f.date_to is not None:
@@ -396,6 +396,17 @@ def exact_search(
     scores[~mask] = -np.inf
     top = _top_k(scores, k)
     return keys[top].copy(), scores[top].astype(np.float32)
+
+
+def _in_codes(values: np.ndarray, codes: Sequence[int]) -> np.ndarray:
+    """``np.isin(values, codes)`` for a handful of codes. isin sorts: 24 ms per query over 1M rows under load,
+    most of the vector leg's time above the graph search, against ~0.1 ms per code for a comparison."""
+    if len(codes) > 8:
+        return np.isin(values, codes)
+    out = np.zeros(len(values), dtype=bool)
+    for code in codes:
+        out |= values == code
+    return out
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
