@@ -248,6 +248,13 @@ def _baseline_graph(root: Path, graph_dir: str, store):  # noqa: ANN001, ANN202
     return graph
 
 
+def _timed_into(sink: list[float], fn: Callable[[], Any]) -> Any:
+    started = time.perf_counter()
+    out = fn()
+    sink.append((time.perf_counter() - started) * 1000)
+    return out
+
+
 def hybrid(root: Path, ef: int | None, depth: int = 100, *, baseline: str | None = None, baseline_ef: int = 128,
            exact_max: int = 200_000, texts: list[str] | None = None) -> dict[str, Any]:
     """Keyword + vector (depth 100 each, concurrently) + RRF + hydrate, as ``bench --suite scaling`` times it, and
@@ -282,25 +289,18 @@ def hybrid(root: Path, ef: int | None, depth: int = 100, *, baseline: str | None
                 text, q = texts[j], corpus["queries"][j]
                 order = list(settings) if turn % 2 == 0 else list(reversed(settings))
                 for name in order:
-                    index._hnsw = settings[name][0]
-                    t = time.perf_counter()
-                    assert hybrid_page(store, pool, text, q, f, depth)
-                    times[name]["hybrid"].append((time.perf_counter() - t) * 1000)
-                    t = time.perf_counter()
-                    store.vector_search(q, f, depth)
-                    times[name]["vector"].append((time.perf_counter() - t) * 1000)
+                    index._hnsw, got = settings[name][0], times[name]
+                    assert _timed_into(got["hybrid"], lambda: hybrid_page(store, pool, text, q, f, depth))
+                    _timed_into(got["vector"], lambda: store.vector_search(q, f, depth))
                     rows = [key_row(k) for k, _ in store.vector_search(q, f, 10).hits]
-                    times[name]["recall"].append(tie_aware_recall(_row_scores(corpus["vectors"], rows, q),
-                                                                  float(corpus["truth_scores"][j, 9])))
-                t = time.perf_counter()
-                np.argpartition(-(matrix @ q), depth)[:depth]  # the bare exact scan: a yardstick for machine load
-                numpy_ms.append((time.perf_counter() - t) * 1000)
+                    got["recall"].append(tie_aware_recall(_row_scores(corpus["vectors"], rows, q),
+                                                          float(corpus["truth_scores"][j, 9])))
+                # the bare exact scan: a yardstick for machine load
+                _timed_into(numpy_ms, lambda: np.argpartition(-(matrix @ q), depth)[:depth])
         index._hnsw = own
         kw_ms: list[float] = []
         for j in pick:
-            t = time.perf_counter()
-            store.keyword_search(texts[j], f, depth)
-            kw_ms.append((time.perf_counter() - t) * 1000)
+            _timed_into(kw_ms, lambda: store.keyword_search(texts[j], f, depth))
     finally:
         index._hnsw = own
         store.close()
