@@ -325,14 +325,9 @@ class Engine:
     def conversations(self) -> Any:
         """The ``ConversationStore`` beside the item store (same database), opened on first use."""
         if self._conversations is None:
-            if self.settings.database_url:
-                from .store.pg_chat import PgConversationStore
+            from .store.chat_open import open_conversations
 
-                self._conversations = PgConversationStore.open(self.settings.database_url)
-            else:
-                from .store.sqlite_chat import SQLiteConversationStore
-
-                self._conversations = SQLiteConversationStore.open(self.settings.data_dir / "store" / "store.sqlite3")
+            self._conversations = open_conversations(self.settings)
         return self._conversations
 
     def clear_caches(self) -> dict[str, int]:

@@ -23,9 +23,11 @@ from typing import Any, Protocol
 from pydantic import TypeAdapter
 
 from .answer.audit import audit
+from .answer.decompose import about
+from .answer.extractive import follow_ups
 from .answer.normalize import normalize
 from .answer.repair import repair
-from .answer.sentence_vectors import sentence_vectors_for
+from .answer.sentence_vectors import ScopedSentenceVectors, sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
 from .errors import EmbeddingFailed, InvalidInput
 from .models.base import LLM
@@ -36,6 +38,7 @@ from .query.gate import judge
 from .query.planner import PlanProfile, plan_retrieval
 from .query.retrieve import Retriever
 from .query.trending import asks_for_trending, trending_table
+from .scope import caller_scope
 from .settings import Settings
 from .types import (
     Diagnostics,
@@ -58,14 +61,17 @@ __all__ = ["NOTHING_RELEVANT", "AnswerPipeline", "Classifier", "Orchestrator", "
 
 _RESULT = TypeAdapter(StructuredResult)
 _PASSTHROUGH = (InvalidInput, EmbeddingFailed)
+FOLLOW_UPS = 2  # sub-questions of a multi-hop question retrieved again (0 turns the follow-up off)
+FOLLOW_HITS = 3  # keyword hits not on the page each follow-up may add after it
 NOTHING_RELEVANT = "Nothing clearly relevant to this request was found; the closest results are listed below."
 
 
 class Classifier(Protocol):
     """What the pipeline needs of the intent cascade (``query.intent.cascade.IntentCascade``)."""
 
-    def classify(self, query: str, hints: Hints | None) -> Any:
-        """Returns a value with ``intent``, ``cache_hit``, ``model``, ``latency_ms``, ``degraded``."""
+    def classify(self, query: str, hints: Hints | None, *, scope: str = "") -> Any:
+        """Returns a value with ``intent``, ``cache_hit``, ``model``, ``latency_ms``, ``degraded``. ``scope`` is
+        the caller's (``groundsearch.scope``): cached intents are per scope."""
         ...
 
 
@@ -117,10 +123,10 @@ class Orchestrator:
 
     # ---- stages ---------------------------------------------------------------------------------
 
-    def _classify(self, query: str, hints: Hints | None, run: _Run) -> Intent:
+    def _classify(self, query: str, hints: Hints | None, run: _Run, tenant: str | None) -> Intent:
         t = time.perf_counter()
         try:
-            c = self.classifier.classify(query, hints)
+            c = self.classifier.classify(query, hints, scope=caller_scope(tenant))
             intent = c.intent
             run.tier, run.cache_hit, run.model = intent.tier, bool(c.cache_hit), c.model
             run.degraded.extend(c.degraded)
@@ -146,11 +152,39 @@ class Orchestrator:
         run.degraded.extend(evidence.degraded)
         return evidence
 
+    def _follow_up(self, intent: Intent, plan: RetrievalPlan, evidence: Evidence, run: _Run) -> Evidence:
+        """A multi-hop question asked again of its bridge (``answer.decompose``): each sub-question's best
+        keyword hits not on the page and about the bridge (by title) are added after it, under the plan's own
+        filter, so the item a chain passes through can be quoted and cited; the rest of what the keyword leg
+        finds past the page is off the question. The first page only; a failure keeps the page as it is."""
+        if not FOLLOW_UPS or plan.offset or intent.format != "default" or not evidence.hits:
+            return evidence
+        t = time.perf_counter()
+        try:
+            vectors = ScopedSentenceVectors(sentence_vectors_for(self.retriever), caller_scope(plan.filter.tenant))
+            subs = follow_ups(plan.query, evidence.hits, vectors)[:FOLLOW_UPS]
+            seen = {h.id for h in evidence.hits}
+            extra = []
+            for sub in subs:
+                more = self.retriever.retrieve(dataclasses.replace(
+                    plan, query=sub.text, legs=("keyword",), limit=len(seen) + FOLLOW_HITS, offset=0, rewrite="none", rerank=False,
+                    sub_queries=(), graph_seeds=(), reformulation=None, gate_threshold=0.0, relax_horizon=False))
+                new = [hit for hit in more.hits if hit.id not in seen and about(hit.item.title, sub.bridge)][:FOLLOW_HITS]
+                seen.update(hit.id for hit in new)
+                extra.extend(new)
+        except _PASSTHROUGH:
+            raise
+        except Exception as exc:
+            run.degraded.append(f"retrieve: the multi-hop follow-up failed ({type(exc).__name__}: {exc})")
+            return evidence
+        run.lap("retrieve.follow_up", t)
+        return dataclasses.replace(evidence, hits=(*evidence.hits, *extra)) if extra else evidence
+
     def plan(self, request: SearchRequest, *, tenant: str | None = None,
              profile: PlanProfile | None = None) -> tuple[Intent, RetrievalPlan]:
         """Classify and plan one request exactly as :meth:`run` does (``profile``: a named eval retriever)."""
         query = validate_query(request.query)
-        intent = self._classify(query, request.hints, _Run())
+        intent = self._classify(query, request.hints, _Run(), tenant)
         return intent, self._plan(intent, request, tenant, profile)
 
     def _plan(self, intent: Intent, request: SearchRequest, tenant: str | None,
@@ -187,7 +221,7 @@ class Orchestrator:
         # stream that breaks off; the planner re-validates the same way later (pure, cheap).
         build_filter(self.settings.collections, collections=request.collections, filters=request.filters)
         with metered(meter, "intent"):
-            intent = self._classify(query, request.hints, run)
+            intent = self._classify(query, request.hints, run, tenant)
         yield Event("intent", {"intent": intent.model_dump(mode="json"), "tier": run.tier,
                                "cache_hit": run.cache_hit, "model": run.model})
 
@@ -202,6 +236,8 @@ class Orchestrator:
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
+        if not gate.measured or gate.passed:
+            evidence = self._follow_up(intent, plan, evidence, run)
         run.lap("retrieve", t)
         for leg in ("keyword", "vector"):
             if leg in plan.legs:
@@ -237,7 +273,8 @@ class Orchestrator:
                                            # the client's own timeout: a pipeline given a slower model
                                            # (a local CPU server) waits as long as that client would
                                            deadline_s=getattr(self.llm, "timeout_s", self.settings.llm.timeout_s),
-                                           vectors=sentence_vectors_for(self.retriever))
+                                           vectors=ScopedSentenceVectors(sentence_vectors_for(self.retriever),
+                                                                         caller_scope(plan.filter.tenant)))
             run.degraded.extend(synthesis.degraded)
             prose = synthesis.prose
         except Exception as exc:

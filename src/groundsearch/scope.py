@@ -9,9 +9,11 @@ No key may be minted for ``ALL_TENANTS_SCOPE`` (``KeyStore.create``).
 
 from __future__ import annotations
 
-__all__ = ["ALL_TENANTS_SCOPE", "caller_scope"]
+__all__ = ["ALL_TENANTS_SCOPE", "MCP_OWNER", "caller_scope"]
 
 ALL_TENANTS_SCOPE = "*"
+# The owner of a one-tenant MCP tool's conversations: it carries no key, and key ids are hex, so never this.
+MCP_OWNER = "mcp"
 
 
 def caller_scope(tenant: str | None) -> str:

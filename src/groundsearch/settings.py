@@ -157,6 +157,9 @@ class ApiSettings(_Frozen):
     keys_file: Path | None = None
     search_per_minute: int = Field(default=30, ge=1)
     preview_per_minute: int = Field(default=60, ge=1)
+    # A tenant's budget per bucket, in keys' budgets: a tenant admin mints (or revokes and re-mints) keys at
+    # will, so per-key budgets alone let one tenant multiply its share of the machine without end.
+    tenant_budget_keys: int = Field(default=10, ge=1)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

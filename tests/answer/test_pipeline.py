@@ -36,7 +36,7 @@ class Fixed:
     error: BaseException | None = None
     calls: int = 0
 
-    def classify(self, query: str, hints: Hints | None) -> Any:
+    def classify(self, query: str, hints: Hints | None, **_: Any) -> Any:
         self.calls += 1
         if self.error is not None:
             raise self.error

@@ -74,7 +74,7 @@ def test_horizon_relaxation_is_the_same_on_every_page(tmp_path: Path) -> None:
     from groundsearch.types import Intent
 
     class Fixed:
-        def classify(self, query: str, hints: object) -> object:
+        def classify(self, query: str, hints: object, **_: object) -> object:
             return type("C", (), {"intent": Intent(horizon_days=7), "cache_hit": False, "model": None,
                                   "latency_ms": {}, "degraded": ()})()
 

@@ -120,3 +120,48 @@ def preview_ids(client: httpx.Client, prefix: str) -> list[str]:
     r = client.get("/api/search/preview", params={"q": prefix, "limit": 20})
     assert r.status_code == 200, r.text
     return [x["item_id"] for x in r.json()["items"]]
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@contextmanager
+def local_app(tmp: Path, plant: Any) -> Iterator[str]:
+    """The API fixture corpus in local mode (the web page's own mode), plus what ``plant(client)`` uploads."""
+    from tests.api.live import make_engine, make_settings
+
+    with make_engine(tmp, make_settings(tmp)) as engine, serve(create_app(engine)) as url:
+        with httpx.Client(base_url=url, timeout=60) as c:
+            plant(c)
+        yield url
+
+
+@contextmanager
+def offline_page() -> Iterator[Any]:
+    """One page of headless Debian Chromium that can reach 127.0.0.1 only."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith("http://127.0.0.1") else r.abort())
+        yield context.new_page()
+        browser.close()
+
+
+def web_fixtures(url_name: str, plant: Any) -> tuple[Any, Any]:
+    """Module fixtures ``<url_name>`` (``local_app`` with ``plant``) and ``page`` (``offline_page`` over it);
+    assign both in the test module: ``planted, page = web_fixtures("planted", plant)``."""
+
+    @pytest.fixture(scope="module", name=url_name)
+    def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+        with local_app(tmp_path_factory.mktemp(url_name), plant) as base:
+            yield base
+
+    @pytest.fixture(scope="module", name="page")
+    def page(request: pytest.FixtureRequest) -> Iterator[Any]:
+        request.getfixturevalue(url_name)  # the server first, so the page's first load finds it
+        with offline_page() as opened:
+            yield opened
+
+    return url, page

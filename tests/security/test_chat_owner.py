@@ -149,3 +149,20 @@ def test_attack_an_old_local_mode_conversation_is_out_of_a_default_tenant_keys_r
     keys = KeyStore(tmp_path / "keys.json")
     with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
         _legacy_is_out_of_reach(Server(url, engine, keys, tmp_path))
+
+
+def test_an_operator_key_cannot_read_or_delete_a_tenant_keys_conversation_by_id(server: Server) -> None:
+    """The decision for operators (docs/security.md): a conversation is its author's, the operator's included.
+    The operator reads every tenant's *items*, but a person's conversation is what they asked; the API is no
+    support console. The operator key gets the same 404 as for an unknown id, cannot delete it, and a turn it sends
+    with that id starts the operator's own conversation (turn 1) and leaves the author's untouched. What an
+    operator gets instead is the purge of unreachable conversations (``test_chat_purge.py``), which reads counts,
+    never content."""
+    author = server.client(server.key("editor", "own-op"))
+    chat(author, "my private review of the vendor", conversation_id="not-the-operators")
+    operator = server.client(server.key("admin", "", all_tenants=True))
+    assert operator.get("/api/chat/not-the-operators").status_code == 404
+    assert operator.delete("/api/chat/not-the-operators").status_code == 404
+    assert chat(operator, "show me that review", conversation_id="not-the-operators")["turn"] == 1
+    mine = author.get("/api/chat/not-the-operators").json()["turns"]
+    assert [t["user"] for t in mine] == ["my private review of the vendor"]

@@ -24,7 +24,9 @@ BUDGET = 3
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("limits")
     engine = open_engine(tmp)
-    api = engine.settings.api.model_copy(update={"search_per_minute": BUDGET, "preview_per_minute": BUDGET})
+    # this module's tenant spends many keys' budgets on purpose; the tenant's own budget is attacked below
+    api = engine.settings.api.model_copy(update={"search_per_minute": BUDGET, "preview_per_minute": BUDGET,
+                                                 "tenant_budget_keys": 1000})
     settings = engine.settings.model_copy(update={"api": api})
     keys = KeyStore(tmp / "keys.json")
     with engine, serve(create_app(engine, settings, keys=keys)) as url:
@@ -82,3 +84,45 @@ def test_attack_a_rejected_key_spends_nobody_elses_budget(limited: Server) -> No
         assert all(forged.post("/api/search", json={"query": "x"}).status_code == 401 for _ in range(BUDGET + 1))
     with limited.client(key) as c:
         assert [c.post("/api/search", json={"query": "quillwort"}).status_code for _ in range(BUDGET)] == [200] * 3
+
+
+TENANT_KEYS = 2  # the tenant's budget, in keys' budgets
+
+
+@pytest.fixture(scope="module")
+def per_tenant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("tenant-limits")
+    engine = open_engine(tmp)
+    api = engine.settings.api.model_copy(update={"search_per_minute": BUDGET, "preview_per_minute": BUDGET,
+                                                 "tenant_budget_keys": TENANT_KEYS})
+    settings = engine.settings.model_copy(update={"api": api})
+    keys = KeyStore(tmp / "keys.json")
+    with engine, serve(create_app(engine, settings, keys=keys)) as url:
+        yield Server(url, engine, keys, tmp)
+
+
+def test_attack_minting_and_rotating_keys_does_not_multiply_a_tenants_budget(per_tenant: Server) -> None:
+    """A tenant admin mints keys at will (``POST /api/keys``), and revoking one and minting another gave a fresh
+    budget: four keys ran four budgets (12 searches a minute here, unbounded with more keys). Now the tenant's
+    requests stop at ``tenant_budget_keys`` keys' budgets, rotated keys included, with a 429 saying whose budget
+    it is; another tenant's key keeps its own."""
+    admin = per_tenant.client(per_tenant.key("admin", "rotator"))
+
+    def mint() -> httpx.Client:
+        made = admin.post("/api/keys", json={"role": "viewer"})
+        assert made.status_code == 201, made.text
+        client = per_tenant.client(made.json()["key"])
+        client.key_id = made.json()["id"]  # type: ignore[attr-defined]
+        return client
+
+    codes, last = [], None
+    for _ in range(4):
+        last = mint()
+        codes += [last.post("/api/search", json={"query": "budget"}).status_code for _ in range(BUDGET)]
+    assert codes.count(200) == BUDGET * TENANT_KEYS, codes  # before: 12, every key's whole budget
+    assert admin.delete(f"/api/keys/{last.key_id}").status_code == 204  # type: ignore[union-attr]
+    r = mint().post("/api/search", json={"query": "budget"})
+    assert r.status_code == 429 and r.json()["error"]["details"]["scope"] == "tenant", r.text
+    assert 1 <= int(r.headers["retry-after"]) <= 60
+    other = per_tenant.client(per_tenant.key("viewer", "bystander"))
+    assert other.post("/api/search", json={"query": "budget"}).status_code == 200

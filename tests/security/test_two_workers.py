@@ -87,3 +87,21 @@ def test_attack_one_budget_per_key_across_both_workers_whatever_the_forwarded_ad
                                 headers=_as(spender, **{"X-Forwarded-For": f"203.0.113.{i + 1}"})).status_code)
         assert codes.count(200) == LIMIT and codes[LIMIT:] == [429] * LIMIT, codes
         assert c.post(f"{b}/api/search", json={"query": "atlas release"}, headers=_as(other)).status_code == 200
+
+
+def test_attack_the_shared_intent_cache_in_redis_is_per_tenant(workers: tuple[list[str], KeyStore]) -> None:
+    """With Redis the intent cache is one for both workers: tenant A's search on the first worker must not come
+    back to tenant B on the second as ``cache_hit`` (what another tenant asked); B's own repeat does, on either
+    worker (the control: the cache is shared)."""
+    (a, b), keys = workers
+    tenant_a, tenant_b = keys.create("viewer", tenant="w")[1], keys.create("viewer", tenant="w-other")[1]
+
+    def hit(url: str, key: str) -> bool:
+        r = httpx.post(f"{url}/api/search", json={"query": "zorblax acquisition of quimbly, q3", "limit": 3},
+                       headers=_as(key), timeout=120)
+        assert r.status_code == 200, r.text
+        return bool(r.json()["diagnostics"]["cache_hit"])
+
+    assert hit(a, tenant_a) is False and hit(b, tenant_a) is True
+    assert hit(b, tenant_b) is False
+    assert hit(a, tenant_b) is True

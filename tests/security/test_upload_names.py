@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Server, upload
+from .conftest import Server, titles, upload
 
 
 @pytest.mark.parametrize("name", [
@@ -27,3 +27,28 @@ def test_attack_a_file_name_cannot_leave_the_tenants_upload_folder(server: Serve
     assert not outside, outside
     folders = {p.parent.name for p in added if (data_dir / "uploads") in p.parents}
     assert len(folders) <= 1 and all(f.startswith("t-") for f in folders), folders
+
+
+@pytest.mark.parametrize("first,second", [
+    ("a b.md", "a-b.md"),  # a space and the hyphen it was reduced to
+    ("a-b.md", "a b.md"),
+    ("ré sumé.md", "r-sum.md"),  # non-ASCII letters reduced like punctuation
+    ("-lead.md", "lead.md"),  # a leading hyphen stripped
+    ("x" * 130 + "-one.md", "x" * 130 + "-two.md"),  # two long names that share their first 120 characters
+])
+def test_attack_two_distinct_upload_names_never_overwrite_each_other(server: Server, first: str,
+                                                                     second: str) -> None:
+    """Uploads are incremental by source, so two names reduced to the same stored name shared one source: the
+    second upload replaced the first one's item (``deleted: 1`` and the first text gone from search). Now a name
+    the reduction changed keeps a hash of the exact name, and both items stay."""
+    key = server.key("editor", f"collide-{len(first)}-{first[:3]}-{second[:3]}")
+    with server.client(key) as c:
+        r1 = upload(c, first, "# Quintessa\n\nThe quintessa ledger from the first upload.\n")
+        assert r1.status_code == 200 and r1.json()["added"] == 1, r1.text
+        r2 = upload(c, second, "# Zorbulon\n\nThe zorbulon ledger from the second upload.\n")
+        assert r2.status_code == 200, r2.text
+        assert r2.json()["deleted"] == 0 and r2.json()["added"] == 1, r2.json()
+        assert "Quintessa" in titles(c, "quintessa ledger")
+        assert "Zorbulon" in titles(c, "zorbulon ledger")
+        again = upload(c, first, "# Quintessa\n\nThe quintessa ledger, revised in place.\n")
+        assert again.json()["updated"] == 1 and again.json()["added"] == 0, again.json()  # still one source

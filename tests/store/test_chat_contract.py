@@ -117,3 +117,17 @@ def test_a_conversation_belongs_to_its_owner(chat_backend) -> None:
     assert [t.user for t in store.turns("t1", "shared-id", owner="key-a")] == ["author's question"]
     assert store.delete("t1", "shared-id", owner="key-b") is True
     assert store.load("t1", "shared-id", owner="key-a") is not None
+
+
+def test_owners_are_counted_and_one_owner_is_deleted_whole(chat_backend) -> None:
+    make, _ = chat_backend
+    store = make()
+    for tenant, owner, cid in (("t1", "k1", "a"), ("t1", "k1", "b"), ("t1", "k2", "a"), ("t2", "k1", "a")):
+        store.append_turn(tenant, cid, "default", {}, turn(f"{tenant}/{owner}/{cid}"), keep_turns=5, owner=owner)
+    assert store.owners() == [("t1", "k1", 2), ("t1", "k2", 1), ("t2", "k1", 1)]
+    assert store.delete_owner("t1", "k1") == 2
+    assert store.owners() == [("t1", "k2", 1), ("t2", "k1", 1)]
+    assert store.load("t1", "a", owner="k1") is None and store.turns("t1", "a", owner="k1") == []
+    assert store.turns("t1", "a", owner="k2")[0].user == "t1/k2/a"  # same id, other owner: untouched
+    assert store.turns("t2", "a", owner="k1")[0].user == "t2/k1/a"  # same owner id, other tenant: untouched
+    assert store.delete_owner("t1", "nobody") == 0

@@ -31,7 +31,7 @@ class FixedIntents:
     def __init__(self, cascade: Any, intents: dict[str, Intent]) -> None:
         self.cascade, self.intents = cascade, intents
 
-    def classify(self, query: str, hints: Hints | None) -> Any:
+    def classify(self, query: str, hints: Hints | None, **_: Any) -> Any:
         if query not in self.intents:
             return self.cascade.classify(query, hints)
         return types.SimpleNamespace(intent=self.intents[query], cache_hit=False, model=None, latency_ms={},

@@ -14,6 +14,7 @@ Types: ``person`` (people and organisations: capitalised names — "who" is aske
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Literal
 
 from ..store.text import analyze
@@ -49,8 +50,12 @@ _NUMBER = re.compile(
 # Beethoven"), or a dotted abbreviation ("U.S."). Sentence-initial words are filtered by the caller.
 _NAME = re.compile(
     r"(?:[A-Z]\.){2,}"
+    # a model or package name written in lower case, in joined parts ("all-MiniLM-L6-v2", "gpt-4o"); kept
+    # only when a part mixes letters with digits or capitals (_CODE_NAME), so "state-of-the-art" is none
+    r"|\b[a-z][a-z0-9]*(?:[-.][A-Za-z0-9]+)+\b"
     r"|\b[A-Z][\w'’&-]*[\w](?:\s+(?:(?:of|de|da|del|van|von|la|le|di|du|the|and|&)\s+)?[A-Z][\w'’&-]*[\w])*"
 )
+_CODE_NAME = re.compile(r"[a-z][0-9]|[0-9][a-z]|[A-Z]")
 _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "it", "its", "in", "on", "at", "for", "but", "and",
               "if", "when", "while", "after", "before", "since", "during", "however", "also", "he", "she", "they",
               "his", "her", "their", "we", "our", "there", "as", "by", "from", "with", "of", "to", "i", "you", "so"}
@@ -121,9 +126,14 @@ def date_keys(text: str) -> set[str]:
     return {k for k in (date_key(m.group(0)) for m in _DATE.finditer(text)) if k}
 
 
-def _names(sentence: str) -> list[tuple[int, str]]:
+def _names(sentence: str, ordinary: Collection[str] = ()) -> list[tuple[int, str]]:
+    """Capitalised runs of ``sentence`` that name someone or something. ``ordinary``: words the page also
+    writes in lower case mid-sentence — one of them opening a sentence ("Settings come from …", "The
+    Championship will next be played …") is capitalised for its place, not for being a name."""
     out = []
     for m in _NAME.finditer(sentence):
+        if m.group(0)[:1].islower() and not _CODE_NAME.search(m.group(0)):
+            continue  # "state-of-the-art", "keyword.py", "mid-2020": joined words, not a model's name
         words = m.group(0).split()
         while words and words[0].casefold() in _NOT_NAMES:  # "The Beatles" keeps its article only mid-name
             words = words[1:]
@@ -138,6 +148,8 @@ def _names(sentence: str) -> list[tuple[int, str]]:
             continue  # "the Austrian writer": an adjective, not the answer
         if start == 0 and len(words) == 1 and (words[0].casefold() in _STARTERS or re.search(r"(?:ed|ing|ly)$", words[0])):
             continue  # "Founded in 2015 ...", "Here is ...": how a sentence starts, not a name
+        if m.start() == 0 and len(words) == 1 and words[0].casefold() in ordinary:
+            continue
         out.append((start, " ".join(words)))
     return out
 
@@ -150,10 +162,10 @@ def _in_question(span: str, question_folded: str) -> bool:
     return bool(words) and 2 * sum(1 for w in words if w in asked) >= len(words)
 
 
-def answer_spans(sentence: str, atype: AnswerType, question: str) -> list[str]:
+def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Collection[str] = ()) -> list[str]:
     """Spans of ``sentence`` of type ``atype`` that the question does not already contain, best first
     (for places, names after "in"/"at"/"from" first; for people, names that are not organisations first
-    only in order of appearance — "who" is asked of both)."""
+    only in order of appearance — "who" is asked of both). ``ordinary``: see :func:`_names`."""
     folded = question.casefold()
     if atype == "date":
         spans = [m.group(0) for m in _DATE.finditer(sentence)]
@@ -164,7 +176,7 @@ def answer_spans(sentence: str, atype: AnswerType, question: str) -> list[str]:
                  if not any(a <= m.start() < b for a, b in dates) and not re.fullmatch(r"(?:1[5-9]|20)\d{2}", m.group(0))]
         return [s for s in spans if not _in_question(s, folded)]
     if atype in ("person", "place", "entity"):
-        found = [(start, name) for start, name in _names(sentence) if not _in_question(name, folded)]
+        found = [(start, name) for start, name in _names(sentence, ordinary) if not _in_question(name, folded)]
         if atype == "place":
             if re.match(r"^\s*where\b|.*\blocation\b", folded):  # "where": the name after "in"/"at" first
                 found.sort(key=lambda p: (not _PLACE_CUE.search(sentence[:p[0]]), p[0]))

@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import StoreError
 from ..store.sentence_rows import digest
 
-__all__ = ["SENTENCE_CACHE_SIZE", "SentenceVectors", "sentence_vectors_for"]
+__all__ = ["SENTENCE_CACHE_SIZE", "ScopedSentenceVectors", "SentenceVectors", "sentence_vectors_for"]
 
 log = logging.getLogger("groundsearch.answer")
 
@@ -55,9 +55,11 @@ class SentenceVectors:
         self.stored = 0  # read from the store
         self.misses = 0  # embedded here
 
-    def query(self, text: str) -> np.ndarray:
+    def query(self, text: str, scope: str | None = None) -> np.ndarray:
+        """``scope``: the caller's, for the owner's per-scope memo (``Retriever.embed_query``)."""
         if self._embed_query is not None:
-            return np.asarray(self._embed_query(text), dtype=np.float32)
+            vector = self._embed_query(text) if scope is None else self._embed_query(text, scope)
+            return np.asarray(vector, dtype=np.float32)
         return np.asarray(self.embedder.embed_queries([text])[0], dtype=np.float32)
 
     def sentences(self, items: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -109,6 +111,20 @@ class SentenceVectors:
 
     def __len__(self) -> int:
         return len(self._cache)
+
+
+class ScopedSentenceVectors:
+    """A ``SentenceVectors`` whose question vectors come from one caller scope's memo (sentences are keyed by
+    chunk id, so they need no scope): one request's view, the LRU shared."""
+
+    def __init__(self, vectors: SentenceVectors, scope: str) -> None:
+        self.vectors, self.scope = vectors, scope
+
+    def query(self, text: str) -> np.ndarray:
+        return self.vectors.query(text, self.scope)
+
+    def sentences(self, items: Sequence[tuple[str, str]]) -> np.ndarray:
+        return self.vectors.sentences(items)
 
 
 _BY_OWNER: weakref.WeakKeyDictionary[Any, SentenceVectors] = weakref.WeakKeyDictionary()

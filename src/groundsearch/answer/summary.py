@@ -107,7 +107,8 @@ def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
             sentences.append(Sentence(text=f"The timeline places {_plural(len(events), 'event')} {span}.",
                                       citations=tuple(dict.fromkeys((events[0].source_id, events[-1].source_id)))))
         elif r.kind == "unsupported-format":
-            asked = r.requested if r.requested.endswith(("diagram", "chart", "plot", "map")) else f"{r.requested} diagram"
+            named = any(w in r.requested.lower() for w in ("diagram", "chart", "plot", "map", "graph"))
+            asked = r.requested if named else f"{r.requested} diagram"
             sentences.append(Sentence(text=f"A {asked} cannot be drawn from the stored data, so a "
                                            f"{r.substitute.split(':')[-1]} chart is shown instead.",
                                       citations=(hits[0].id,) if hits else ()))

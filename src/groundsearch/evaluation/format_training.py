@@ -124,6 +124,7 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
             alone.append((FORMATS[int(np.argmax(p))], None))
             report["rows"].append({"split": held, "query": r["query"], "format": r["format"],
                                    "evidence": d.evidence, "sure": d.sure, "rules": d.format, "framed": d.framed,
+                                   "question": d.question,
                                    "candidates": list(d.candidates), "cascade": decision.format,
                                    "p": [round(float(x), 4) for x in p]})
         report["splits"][held] = {"cascade": score(test, cascade), "classifier_alone": score(test, alone),
@@ -131,19 +132,20 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
     return report
 
 
-def _overrules(rules: str, p: np.ndarray, threshold: float, framed: bool) -> bool:
-    """The format step's rule (``FormatStep._second_opinion``) on stored probabilities."""
+def _overrules(rules: str, p: np.ndarray, threshold: float, framed: bool, asks: bool = False) -> bool:
+    """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
+    question with no format word, which the classifier never overrules)."""
     fmt = FORMATS[int(np.argmax(p))]
-    return fmt != rules and float(p.max()) >= threshold and not (framed and fmt == "default")
+    return fmt != rules and float(p.max()) >= threshold and not (framed and fmt == "default") and not asks
 
 
 def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool]]) -> dict[str, dict[float, list[int]]]:
     """Per tier-1 case and threshold: [classifier right, tier 1 right] where a sure tier 1 was contradicted."""
     out: dict[str, dict[float, list[int]]] = defaultdict(lambda: {t: [0, 0] for t in THRESHOLDS})
-    for evidence, rules, gold, p, framed in readings:
+    for evidence, rules, gold, p, framed, asks in readings:
         fmt, counts = FORMATS[int(np.argmax(p))], out[evidence]  # a case is listed even if never contradicted
         for t in THRESHOLDS:
-            if _overrules(rules, p, t, framed):
+            if _overrules(rules, p, t, framed, asks):
                 counts[t][0] += fmt == gold
                 counts[t][1] += rules == gold
     return out
@@ -173,10 +175,12 @@ def calibrate(report: dict[str, Any], model_id: str) -> dict[str, Any]:
         rules[b["evidence"]].append(b["format"] == row["format"])
         if b["sure"]:
             # whether the word stood after a use preposition is read by today's tier 1 (old ones did not say)
-            readings.append((b["evidence"], b["format"], row["format"], np.array(row["p"]), row["framed"]))
+            readings.append((b["evidence"], b["format"], row["format"], np.array(row["p"]), row["framed"],
+                             b["evidence"] == "none" and row["question"]))
     for r in report["rows"]:  # today's tier 1 on every split: in-sample, so it can only argue for tier 1
         if r["sure"]:
-            readings.append((r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["framed"]))
+            readings.append((r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["framed"],
+                             r["evidence"] == "none" and r["question"]))
     table = _disagreements(readings)
     oof = []
     for r in report["rows"]:
@@ -219,8 +223,9 @@ def blind_estimate(splits: dict[str, list[dict[str, Any]]], folds: dict[str, For
             if not b["sure"]:
                 fmt, _ = restrict(p, b["candidates"])
                 subtype = b.get("subtype") if fmt == b["format"] == "chart" else None
-            elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]],
-                                                           read_directive(b["query"]).framed):
+            elif b["evidence"] in overrides and _overrules(
+                    fmt, p, overrides[b["evidence"]], (today := read_directive(b["query"])).framed,
+                    b["evidence"] == "none" and today.question):
                 fmt, subtype = FORMATS[int(np.argmax(p))], None
             if fmt == "chart" and subtype is None:
                 subtype = subtype_from_cues(fold(b["query"]))

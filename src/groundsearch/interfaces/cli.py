@@ -775,3 +775,33 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
     """Revoke a key by id; requests using it fail with 401 from then on."""
     _key_store(ctx).revoke(key_id)
     err.print(f"revoked {key_id}")
+
+
+@keys.command("purge-conversations")
+@click.option("--yes", is_flag=True, help="Delete them; without it, only list what would be deleted.")
+@click.pass_context
+@handles_errors
+def keys_purge_conversations(ctx: click.Context, yes: bool) -> None:
+    """Delete the conversations no key reaches any more (revoked keys', and ones stored before owners existed).
+
+    Operators' and MCP conversations and every live key's are kept. Lists per tenant and owner, never content."""
+    from ..assistant.purge import purge_unreachable
+    from ..store.chat_open import open_conversations
+
+    store = _key_store(ctx)
+    if not store.path.exists():
+        raise InvalidInput(f"no API keys file at {store.path}: every key's conversations would count as "
+                           "unreachable; point --config or GROUNDSEARCH_KEYS_FILE at the server's keys file",
+                           details={"field": "api.keys_file"})
+    conversations = open_conversations(settings_from(ctx))
+    try:
+        found = purge_unreachable(conversations, lambda: [(r.tenant, r.id) for r in store.records()
+                                                          if not r.all_tenants], dry_run=not yes)
+    finally:
+        conversations.close()
+    for u in found:
+        who = f"key {u.owner}" if u.owner else "no owner (stored before owners)"
+        click.echo(f"tenant {u.tenant!r}\t{who}\t{u.conversations} conversation(s)")
+    total = sum(u.conversations for u in found)
+    err.print(f"{'deleted' if yes else 'would delete (run again with --yes)'}: {total} conversation(s) of "
+              f"{len(found)} unreachable owner(s)", highlight=False)

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from ..engine import Engine, snippet
 from ..errors import GroundsearchError, InvalidInput
 from ..query.filters import build_filter
+from ..scope import MCP_OWNER  # its conversations are its own within its tenant, never a key's
 from ..settings import Settings
 from ..types import SearchRequest
 
@@ -31,9 +32,6 @@ __all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdi
 
 MARKDOWN_MAX_CHARS = 10_000
 MAX_LIMIT = 50
-# The one-tenant MCP tool's conversations are its own within that tenant: never a key's, nor the rows from
-# before owners (owner '', which only every-tenant callers use).
-MCP_OWNER = "mcp"
 Kind = Literal["chunks", "documents", "records"]
 
 

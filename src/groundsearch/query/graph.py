@@ -158,15 +158,29 @@ class NameVectors:
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._cache: dict[str, np.ndarray] = {}
+        self._cache: dict[tuple[str, str], np.ndarray] = {}  # (caller scope, name)
         self._lock = threading.Lock()
 
-    def embed_queries(self, names: Sequence[str]) -> np.ndarray:
-        missing = [n for n in dict.fromkeys(names) if n not in self._cache]
+    def scoped(self, scope: str) -> _ScopedNames:
+        """The memo as one caller scope sees it: a name memoised by another tenant's walk is embedded again, or
+        the graph leg's time would tell this caller that the name is in someone's graph."""
+        return _ScopedNames(self, scope)
+
+    def embed_queries(self, names: Sequence[str], scope: str = "") -> np.ndarray:
+        keys = [(scope, n) for n in names]
+        missing = [k for k in dict.fromkeys(keys) if k not in self._cache]
         if missing:
-            vectors = self.embedder.embed_queries(missing)
+            vectors = self.embedder.embed_queries([n for _, n in missing])
             with self._lock:
                 if len(self._cache) + len(missing) > NAME_VECTOR_CACHE:
                     self._cache.clear()
                 self._cache.update(zip(missing, vectors))
-        return np.stack([self._cache[n] if n in self._cache else self.embedder.embed_queries([n])[0] for n in names])
+        return np.stack([self._cache[k] if k in self._cache else self.embedder.embed_queries([k[1]])[0] for k in keys])
+
+
+class _ScopedNames:
+    def __init__(self, names: NameVectors, scope: str) -> None:
+        self.names, self.scope = names, scope
+
+    def embed_queries(self, names: Sequence[str]) -> np.ndarray:
+        return self.names.embed_queries(names, self.scope)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..models import metering
+from ..scope import caller_scope
 from ..store.base import ChunkView
 from ..types import Hit, Leg, RetrievalPlan
 from .fusion import Fused, fuse_runs
@@ -68,7 +69,7 @@ class Refiner:
             top = self._hits(fused[:ROCCHIO_DOCS], run)
             vectors = [v for v in (self._chunk_vector(h) for h in top) if v is not None]
             if vectors:
-                moved = rocchio(self.embed_query(query), np.stack(vectors))
+                moved = rocchio(self.embed_query(query, caller_scope(plan.filter.tenant)), np.stack(vectors))
                 ranked, _ = self._run_legs(plan, query, ("vector",), run, "rocchio.", vector=moved)
                 fused = self._fuse(plan, query, {**lane.ranked, **ranked})  # the moved vector leg replaces the first
         elif plan.rewrite == "hyde" and self.llm is not None:
@@ -99,7 +100,8 @@ class Refiner:
         if not passage:
             run.note("hyde: the LLM wrote nothing; kept the first pass")
             return lane.candidates
-        moved = hyde_vector(self.embed_query(query), self.embedder.embed_passages([passage])[0])
+        moved = hyde_vector(self.embed_query(query, caller_scope(plan.filter.tenant)),
+                            self.embedder.embed_passages([passage])[0])
         ranked, _ = self._run_legs(plan, query, ("vector",), run, "hyde.", vector=moved)
         return self._fuse(plan, query, {**lane.ranked, **ranked})
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import EmbeddingFailed, IndexUnavailable, ModelError
 from ..models.base import LLM, Embedder, Reranker
+from ..scope import caller_scope
 from ..settings import RetrievalSettings
 from ..store.base import ChunkView, Store
 from ..store.text import analyze
@@ -49,6 +50,11 @@ QUERY_VECTOR_CACHE = 512
 # Entities taken from each seeding passage: its first names (title, declared fields) are its subject; more
 # would spread the restart mass thin.
 PASSAGE_SEED_ENTITIES = 5
+
+
+def scope_of(plan: RetrievalPlan) -> str:
+    """The caller scope a plan runs for (its filter's tenant): what per-caller memos are keyed by."""
+    return caller_scope(plan.filter.tenant)
 
 
 class Retriever(Refiner):
@@ -84,7 +90,7 @@ class Retriever(Refiner):
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-leg")
         # Fan-out jobs wait on leg jobs; sharing one pool deadlocks once collections >= max_workers.
         self._fan_pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="groundsearch-fan")
-        self._query_vectors: dict[str, np.ndarray] = {}
+        self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
         self._vectors_lock = threading.Lock()  # API worker threads share one retriever
         self._names = NameVectors(embedder)
         self._gate: tuple[float | None] | None = None  # the stored calibration, read once (None: not yet read)
@@ -115,10 +121,15 @@ class Retriever(Refiner):
         self._fan_pool.shutdown(wait=False, cancel_futures=True)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def embed_query(self, text: str) -> np.ndarray:
+    def embed_query(self, text: str, scope: str = "") -> np.ndarray:
         """The query's vector, memoised: one request embeds the same text once per fan-out collection,
-        relaxed retry and rewrite pass, and embedding is the costliest step of a search (~10–20 ms idle)."""
-        cached = self._query_vectors.get(text)
+        relaxed retry and rewrite pass, and embedding is the costliest step of a search (~10–20 ms idle).
+
+        The memo is per caller ``scope`` (``groundsearch.scope``, ``scope_of(plan)``): a vector is the text's
+        alone, but the embedding time is reported (``latency_ms``), and one memo for every tenant told a tenant
+        that another had searched the same text."""
+        key = (scope, text)
+        cached = self._query_vectors.get(key)
         if cached is not None:
             return cached
         try:
@@ -130,7 +141,7 @@ class Retriever(Refiner):
         with self._vectors_lock:
             if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
                 self._query_vectors.pop(next(iter(self._query_vectors)), None)
-            self._query_vectors[text] = vector
+            self._query_vectors[key] = vector
         return vector
 
     # ---- the plan, step by step -----------------------------------------------------------------------
@@ -180,7 +191,7 @@ class Retriever(Refiner):
         if not self._fanned(plan):
             return {None: self._first_pass(self._lane_plan(plan, None), query, run, prefix)}
         if "vector" in plan.legs and plan.profile != "keyword":
-            self.embed_query(query)  # once, before the collections run concurrently and would each embed it
+            self.embed_query(query, scope_of(plan))  # once, before the collections run concurrently
         futures = {name: self._fan_pool.submit(self._first_pass, self._lane_plan(plan, name), query, run,
                                                f"{prefix}{name}.")
                    for name in plan.collections}
@@ -250,7 +261,7 @@ class Retriever(Refiner):
 
         def dense() -> tuple[list[Hit], bool]:
             t = time.perf_counter()
-            vec = vector if vector is not None else self.embed_query(query)
+            vec = vector if vector is not None else self.embed_query(query, scope_of(plan))
             run.latency[f"{prefix}embed"] = (time.perf_counter() - t) * 1000
             try:
                 page = self.store.vector_search(vec, f, depth, 0)
@@ -267,7 +278,8 @@ class Retriever(Refiner):
                 views = self._views(top, run)
                 seeds += [e for k in top if k in views for e in views[k].chunk.entities[:PASSAGE_SEED_ENTITIES]]
             try:
-                return graph_hits(self.store, list(dict.fromkeys(seeds)), f, depth, embedder=self._names), False
+                return graph_hits(self.store, list(dict.fromkeys(seeds)), f, depth,
+                                  embedder=self._names.scoped(scope_of(plan))), False
             except EmbeddingFailed:
                 raise
             except Exception as exc:  # an optional leg: the others still answer

@@ -14,6 +14,8 @@ Semantics every backend honours:
 * ``append_turn`` is atomic: the conversation's state, the new turn and the trimming of turns beyond
   ``keep_turns`` commit together or not at all.
 * ``delete`` removes every trace: the conversation row and all its turns (dossiers and audit traces live in them).
+* ``owners`` and ``delete_owner`` serve the operator's purge of conversations no key reaches any more
+  (``assistant/purge.py``): they see every tenant and never a conversation's content.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..scope import ALL_TENANTS_SCOPE  # conversations that searched every tenant are kept under it
 
-__all__ = ["ALL_TENANTS_SCOPE", "Conversation", "ConversationStore", "StoredTurn", "turns_query"]
+__all__ = ["ALL_TENANTS_SCOPE", "OWNERS_SQL", "Conversation", "ConversationStore", "StoredTurn", "turns_query"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,22 @@ class ConversationStore(Protocol):
         """Remove the conversation and every turn; ``False`` when this owner has no such conversation."""
         ...
 
+    def owners(self) -> list[tuple[str, str, int]]:
+        """``(tenant, owner, conversations)`` for every owner holding a conversation or a stray turn."""
+        ...
+
+    def delete_owner(self, tenant: str, owner: str) -> int:
+        """Remove every conversation (and turn) of ``owner`` in ``tenant``; how many conversations went."""
+        ...
+
     def close(self) -> None: ...
+
+
+# Stray turns (a row without its conversation) count too, so a purge leaves nothing of an owner behind.
+OWNERS_SQL = ("SELECT tenant, owner, COUNT(DISTINCT id) FROM ("
+              "SELECT tenant, owner, id FROM conversations UNION ALL "
+              "SELECT tenant, owner, NULL FROM conversation_turns) AS held "
+              "GROUP BY tenant, owner ORDER BY tenant, owner")
 
 
 def turns_query(mark: str, tenant: str, owner: str, conversation_id: str,

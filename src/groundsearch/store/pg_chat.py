@@ -13,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .chat_base import Conversation, StoredTurn, turns_query
+from .chat_base import OWNERS_SQL, Conversation, StoredTurn, turns_query
 from .pg_connect import in_transaction, unavailable
 
 __all__ = ["PgConversationStore"]
@@ -90,6 +90,18 @@ class PgConversationStore:
         return bool(self._run(lambda conn: conn.execute(
             "DELETE FROM conversations WHERE tenant = %s AND owner = %s AND id = %s",
             (tenant, owner, conversation_id)).rowcount))
+
+    def owners(self) -> list[tuple[str, str, int]]:
+        rows = self._run(lambda conn: conn.execute(OWNERS_SQL).fetchall())
+        return [(r[0], r[1], int(r[2])) for r in rows]
+
+    def delete_owner(self, tenant: str, owner: str) -> int:
+        def work(conn: psycopg.Connection) -> int:
+            conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND owner = %s", (tenant, owner))
+            return int(conn.execute("DELETE FROM conversations WHERE tenant = %s AND owner = %s",
+                                    (tenant, owner)).rowcount)
+
+        return self._run(work)
 
 
 def _plain(value: Any) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .chat_base import ALL_TENANTS_SCOPE, Conversation, StoredTurn, turns_query
+from .chat_base import ALL_TENANTS_SCOPE, OWNERS_SQL, Conversation, StoredTurn, turns_query
 
 __all__ = ["SQLiteConversationStore", "CHAT_DDL"]
 
@@ -144,6 +144,23 @@ class SQLiteConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
         return gone > 0
+
+    def owners(self) -> list[tuple[str, str, int]]:
+        with self._lock:
+            return [(r[0], r[1], int(r[2])) for r in self._conn.execute(OWNERS_SQL).fetchall()]
+
+    def delete_owner(self, tenant: str, owner: str) -> int:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("DELETE FROM conversation_turns WHERE tenant = ? AND owner = ?", (tenant, owner))
+                gone = self._conn.execute("DELETE FROM conversations WHERE tenant = ? AND owner = ?",
+                                          (tenant, owner)).rowcount
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        return gone
 
 
 # A row of the old layout under ``''`` may be a local-mode conversation from before the reserved scope existed,

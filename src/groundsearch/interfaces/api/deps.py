@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from ...engine import Engine
+from ...scope import caller_scope
 from ...settings import Settings
 from .auth import LOCAL_PRINCIPAL, KeyStore, Principal, Role
 from .ratelimit import Bucket, RateLimiter
@@ -47,14 +48,17 @@ def requires(role: Role, bucket: Bucket | None = None) -> Callable[[Request], Pr
     """A dependency: authenticate, check ``role``, and count the request against ``bucket`` if given.
 
     In local mode the rate-limit key is the client address, so a runaway script still cannot starve the page.
+    With keys, the tenant's budget is counted too: its admin mints and rotates keys at will.
     """
 
     def dependency(request: Request) -> Principal:
         who = principal(request)
         who.require(role)
         if bucket is not None:
-            key = who.key_id if state(request).keys is not None else f"local:{_client(request)}"
-            state(request).limiter.check(bucket, key)
+            if state(request).keys is not None:
+                state(request).limiter.check(bucket, who.key_id, caller_scope(who.tenant))
+            else:
+                state(request).limiter.check(bucket, f"local:{_client(request)}")
         return who
 
     dependency.__name__ = f"requires_{role}" + (f"_{bucket}" if bucket else "")

@@ -2,11 +2,13 @@
 
 The counting itself is the ``limits`` library's moving window (exact, no burst at window edges, and atomic in
 Redis through its Lua scripts), so every API worker pointed at the same Redis enforces one budget per key.
-This module only decides *what* is limited: one bucket per (key id, endpoint family).
+This module only decides *what* is limited: one bucket per (key id, endpoint family), and one per (tenant,
+endpoint family) of ``api.tenant_budget_keys`` keys' budgets, because keys are minted and rotated by the tenant.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from typing import Literal
 
@@ -26,6 +28,11 @@ class RateLimiter:
             "search": RateLimitItemPerMinute(settings.api.search_per_minute),
             "preview": RateLimitItemPerMinute(settings.api.preview_per_minute),
         }
+        factor = settings.api.tenant_budget_keys
+        self._tenant_items = {
+            "search": RateLimitItemPerMinute(settings.api.search_per_minute * factor),
+            "preview": RateLimitItemPerMinute(settings.api.preview_per_minute * factor),
+        }
         if settings.redis_url:
             if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
                 raise ConfigError("GROUNDSEARCH_REDIS_URL must start with redis://, rediss:// or unix://")
@@ -39,16 +46,26 @@ class RateLimiter:
             self.backend = "memory"
         self._limiter = strategies.MovingWindowRateLimiter(self._storage)
 
-    def check(self, bucket: Bucket, key_id: str) -> None:
-        """Count one request against ``key_id``'s ``bucket``; raise ``RateLimited`` when the budget is spent."""
-        item = self._items[bucket]
-        if self._limiter.hit(item, bucket, key_id):
+    def check(self, bucket: Bucket, key_id: str, tenant: str | None = None) -> None:
+        """Count one request against ``key_id``'s ``bucket`` and, given its ``tenant`` scope, against the
+        tenant's; raise ``RateLimited`` when either budget is spent (a key already stopped spends no tenant
+        budget)."""
+        self._hit(self._items[bucket], bucket, key_id, "")
+        if tenant is not None:
+            # hashed: a tenant name may hold the storage's separators
+            scope = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:32]
+            self._hit(self._tenant_items[bucket], f"tenant-{bucket}", scope, "your tenant's ")
+
+    def _hit(self, item: RateLimitItemPerMinute, namespace: str, key: str, whose: str) -> None:
+        if self._limiter.hit(item, namespace, key):
             return
-        reset = self._limiter.get_window_stats(item, bucket, key_id).reset_time
+        reset = self._limiter.get_window_stats(item, namespace, key).reset_time
         retry = max(1.0, reset - time.time())
+        bucket = namespace.removeprefix("tenant-")
+        details = {"bucket": bucket, "limit_per_minute": item.amount} | ({"scope": "tenant"} if whose else {})
         raise RateLimited(
-            f"rate limit of {item.amount} {bucket} requests per minute exceeded; retry in {retry:.0f}s",
-            retry_after=retry, details={"bucket": bucket, "limit_per_minute": item.amount},
+            f"{whose}rate limit of {item.amount} {bucket} requests per minute exceeded; retry in {retry:.0f}s",
+            retry_after=retry, details=details,
         )
 
     def reset(self) -> None:

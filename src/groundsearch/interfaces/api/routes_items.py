@@ -46,6 +46,25 @@ router = APIRouter(prefix="/api")
 UPLOAD_MAX_BYTES = 32 * 1024 * 1024  # a large PDF; anything bigger belongs in `groundsearch ingest`
 MAX_NAME_CHARS = 255  # what common file systems allow for one name
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_MAX_STORED_CHARS = 120
+
+
+def stored_name(raw_name: str) -> str:
+    """The upload folder's name for ``raw_name``: the name itself when it is already safe, else its safe
+    reduction marked with a hash of the exact name.
+
+    Ingest is incremental by source, so two uploads reduced to one name (``a b.md`` and ``a-b.md``, or two
+    long names cut to the same length) shared a source and the second silently replaced the first's
+    items. ``~`` is outside the safe set, so a marked name can never equal a name that needed no change.
+    """
+    safe = _SAFE_NAME.sub("-", raw_name).strip(".-")
+    stem, dot, ext = safe.rpartition(".")
+    if not dot or not stem:
+        return safe  # no extension: refused by the caller
+    if safe == raw_name and len(safe) <= _MAX_STORED_CHARS:
+        return safe
+    digest, ext = hashlib.sha256(raw_name.encode("utf-8", "surrogatepass")).hexdigest()[:12], ext[:16]
+    return f"{stem[:_MAX_STORED_CHARS - len(ext) - 14]}~{digest}.{ext}"
 
 
 Drafts = Annotated[bool, Query(description="also drafts (needs the editor role)")]
@@ -99,7 +118,7 @@ async def ingest_file(
     if len(raw_name) > MAX_NAME_CHARS:
         raise InvalidInput(f"the file name has {len(raw_name)} characters; a file name may have at most "
                            f"{MAX_NAME_CHARS}", details={"field": "file", "max_name_chars": MAX_NAME_CHARS})
-    name = _SAFE_NAME.sub("-", raw_name).strip(".-")[:120]
+    name = stored_name(raw_name)
     if not name or "." not in name:
         raise InvalidInput("the upload needs a file name with an extension (e.g. notes.md, releases.jsonl)",
                            details={"field": "file"})

@@ -2,7 +2,8 @@
 
 In-process by default (an LRU with TTL from ``cachetools``); Redis when ``settings.redis_url`` is set, so
 API workers share it. Keys carry :data:`~groundsearch.types.INTENT_SCHEMA_VERSION` and the configured
-domain names, so a schema or domain change can never serve a stale shape.
+domain names, so a schema or domain change can never serve a stale shape, and the caller's scope (its tenant), so
+one tenant never sees another's request as a hit.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ def normalise(query: str) -> str:
     return text.rstrip(" ?!.")
 
 
-def cache_key(query: str, hints: Hints | None, domains: Sequence[str]) -> str:
+def cache_key(query: str, hints: Hints | None, domains: Sequence[str], scope: str = "") -> str:
+    """The entry of ``query`` for callers of ``scope``. An intent is built from the text alone, but one cache for
+    every tenant reported (and answered faster) a hit when another tenant had asked the same thing."""
     payload = json.dumps(
         {
+            "s": scope,
             "q": normalise(query),
             "h": hints.model_dump(mode="json") if hints else None,
             "d": list(domains),

@@ -230,13 +230,15 @@ class IntentCascade:
                 "retrieval_pattern"]
         return Intent.model_validate(_consistent(values))
 
-    def classify(self, query: str, hints: Hints | None = None) -> Classification:
-        """Classify ``query``; hints (domain, horizon_days, format) override the corresponding fields."""
+    def classify(self, query: str, hints: Hints | None = None, *, scope: str = "") -> Classification:
+        """Classify ``query``; hints (domain, horizon_days, format) override the corresponding fields. The cache
+        is per ``scope`` (the caller's tenant, ``groundsearch.scope``): a hit must not tell one tenant what
+        another asked."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidQuery("query is empty; type what you are looking for")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidQuery(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
-        key = cache_key(query, hints, self.domains)
+        key = cache_key(query, hints, self.domains, scope)
         t = time.perf_counter()
         cached = self.cache.get(key)
         if cached is not None:

@@ -18,20 +18,24 @@ case to the accuracy it measured on the dev split.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...types import ChartSubtype, Format
+from . import kinds, looks
 from . import lexicon as lx
 
-__all__ = ["Directive", "Term", "fold", "read_directive", "subtype_from_cues"]
+__all__ = ["Directive", "Term", "fold", "kind_from_text", "read_directive", "subtype_from_cues"]
 
 _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńňòóôõöøōŏőùúûüūŭůűųýÿźżžśšşřľłţťğ-_/"
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
 _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
-# Chinese and Japanese script, and the chart emoji (📈 📉 📊), are matched as substrings
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA]")
+# Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
+# Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
 _ARTICLES = frozenset(
     "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
@@ -39,7 +43,8 @@ _ARTICLES = frozenset(
 )
 # Prepositions that put a format word to use: "as a table", "en forma de tabla", "als Tabelle", "numa tabela".
 _USE_PREP = frozenset(
-    "as in into on onto using via with en sous forme dans als im numa num em formato forma in nel nella".split()
+    "as in into on onto using via with en sous forme dans als im numa num em formato forma in nel nella w jako"
+    .split()
 )
 _DIRECTIVE_VERBS = frozenset(
     """show make give put draw create build generate render produce display list lay organise organize present
@@ -58,12 +63,15 @@ _DIRECTIVE_VERBS = frozenset(
     # zusammen"): the stem opens the clause, so its du, ihr, Sie and infinitive forms are what the reader sees.
     f"{stem}{ending}" for stem in "stell zeig erstell mach list fass ordn bereit visualisier".split()
     for ending in ("", "e", "t", "en", "et")
-) | frozenset(("zeichnet", "zeichnen"))
+) | frozenset(("zeichnet", "zeichnen")) | frozenset(
+    # Polish and Turkish requests (the four languages past the nine have their plain words only)
+    "pokaz zrob przedstaw narysuj daj chce potrzebuje goster yap ciz hazirla ver istiyorum".split())
 FUZZY_MEMO = 50_000  # distinct words whose typo reading is kept (a few MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
 _PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
-                               "montre montrez zeig zeige mostra mostrami mostre toon".split())
+                               "montre montrez zeig zeige mostra mostrami mostre toon dibuja dibujame dessine "
+                               "dessinez zeichne zeichnet disegna disegnami desenhe desenha teken".split())
 _VERBS_NEGATED = frozenset("make give use".split())
 _NEG_WORDS = frozenset("don't dont not never no".split())
 _QUESTION_START = frozenset("what what's whats how why when where which who does do is are will should".split())
@@ -116,7 +124,9 @@ _SCHEDULE = re.compile(
     r"(?:timeline|time line|schedule)\b")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(
-    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|most \w+|biggest|largest|"
+    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|biggest|largest|"
+    # "most cited", not "most of them are from 2024" nor "the most recent"
+    r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
     r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
     r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
     r"mas citados|plus cites|piu citati|mais citados|meest geciteerde)\b|排名|排行|ランキング|順位")
@@ -143,6 +153,7 @@ class Directive:
     candidates: tuple[Format, ...]  # formats a classifier may choose among (always with "default")
     terms: tuple[Term, ...] = ()
     framed: bool = False  # the deciding word stands after a use preposition: "as a table", "en una tabla"
+    question: bool = False  # the request opens as a direct question ("what is the rank of X?", "¿qué …?")
 
 
 def fold(text: str) -> str:
@@ -173,7 +184,10 @@ class _Index:
         self.phrases: dict[tuple[str, ...], str] = {}
         self.joined: dict[str, str] = {}
         self.cjk: list[tuple[str, str]] = []
-        entries = [(s, "mention") for s in lx.MENTIONS] + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
+        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS]
+                   + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
+                   + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
+                   + [(s, "chart:other") for s in looks.OTHER_KINDS])
         for surface, kind in entries:
             if _CJK.search(surface):
                 self.cjk.append((surface, kind))
@@ -182,6 +196,8 @@ class _Index:
             self.phrases.setdefault(toks, kind)
             self.joined.setdefault("".join(toks), kind)
         self.cjk.sort(key=lambda e: -len(e[0]))
+        # what a katakana name glued to a chart word may not contain to be a kind the lexicon lacks
+        self.cjk_surfaces = frozenset(s for s, k in self.cjk if k not in ("chart", "chart:other", "mention"))
         self.longest = max(len(t) for t in self.phrases)
         self.deletes: dict[str, set[str]] = {}
         for word in self.joined:
@@ -220,7 +236,7 @@ class _Index:
             pass
         kind = self._fuzzy(word)
         if kind is None and compound:
-            kind = self.compound(word)
+            kind = self.compound(word) or kinds.open_compound(word)
         if len(self._fuzzy_memo) >= FUZZY_MEMO:
             self._fuzzy_memo.clear()
         self._fuzzy_memo[key] = kind
@@ -272,13 +288,20 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if kind is None and (n == 1 or not any(t in _ARTICLES or t in _CLAUSE_END for t in window)):
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
                 # a spoken filler never takes part in a typo: "could you like plot …" is not a "line plot"
-                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS for t in window))):
+                # nor a one-letter word ("w tabeli" is Polish "in a table", not a typo of "tabeli")
+                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS or len(t) == 1 for t in window))):
                     kind = idx.fuzzy("".join(window), compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
                 break
         if found and found[2] == "chart":
             found = _kind_after(tokens, found)
+        if found and found[2] == "chart":
+            # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
+            floor = hits[-1][1] if hits else 0
+            named = kinds.open_kind_start(tokens, found[0], found[1], floor, _NOT_KIND_WORDS)
+            if named is not None:
+                found = (named, found[1], "chart:other")
         if found:
             hits.append(found)
             i = found[1]
@@ -292,6 +315,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     how_to = bool(_HOW_TO.match(folded)) or any(m in folded for m in _CJK_MENTION_BEFORE)
     post_frame = bool(_POST_FRAMES.search(folded))
     capability = _capability(tokens, hits)
+    portuguese = not _PT_MARKERS.isdisjoint(tokens)
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
@@ -300,7 +324,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
         out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx,
-                                            capability),
+                                            capability, portuguese),
                         matches[start].start()))
     return out
 
@@ -309,8 +333,28 @@ _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche anything something fancy like such""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
+# Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
+_NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
+                   | _CONNECTORS | frozenset(lx.NEGATIONS) | frozenset(lx.CONTRASTS) | _TOPIC_PREP
+                   | frozenset("you we they for per from with and or of to by".split()))
+
+
+_OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
+
+
+def _kind_noun(word: str) -> str | None:
+    """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
+    if word in lx.KIND_NOUNS:
+        return lx.KIND_NOUNS[word]
+    if word in _OTHER_NOUNS:
+        return "other"
+    if len(word) >= 5 and word not in lx.REAL_WORDS:
+        for noun, kind in lx.KIND_NOUNS.items():
+            if len(noun) >= 5 and _dl1(word, noun):
+                return kind
+    return None
 
 
 def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, int, str]:
@@ -319,8 +363,9 @@ def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, in
     j = end
     while j < len(tokens) and j < end + 2 and tokens[j] in _CONNECTORS:
         j += 1
-    if j > end and j < len(tokens) and tokens[j] in lx.KIND_NOUNS:
-        return start, j + 1, "chart:" + lx.KIND_NOUNS[tokens[j]]
+    kind = _kind_noun(tokens[j]) if end < j < len(tokens) else None
+    if kind is not None:
+        return start, j + 1, "chart:" + kind
     return found
 
 
@@ -330,6 +375,13 @@ _PERSONS = frozenset("you u i we ya".split())
 _SURFACE_PREP = frozenset("su sur auf op".split())
 _INDEFINITE = frozenset("a an un una une um uma een ein eine einer einem".split())
 _OBJECT_END = frozenset("? . ! too".split())
+
+
+# Portuguese contracts "em" with an article: "no", "na", "nos", "nas" put a word to use ("quer isso no Excel").
+# Function words no other of the nine languages spells so tell a Portuguese request.
+_PT_CONTRACTIONS = frozenset("no na nos nas num numa".split())
+_PT_MARKERS = frozenset("isso isto quer querem queria voce voces meu minha meus minhas uma umas nao pra os tambem "
+                        "esse essa ele ela sao coloque coloca mostre faca".split())
 
 
 def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
@@ -347,7 +399,8 @@ def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
 
 
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
-           question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False) -> str:
+           question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False,
+           portuguese: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
     j = start - 1
@@ -358,6 +411,8 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
             if j > clause_start and tok in _VERBS_NEGATED and tokens[j - 1] in _NEG_WORDS:
                 return "refused"
             break
+        if portuguese and tok in _PT_CONTRACTIONS:
+            break  # Portuguese "no Excel", "na tabela": in the, never a refusal (that is "não")
         if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations_ending.get(tok, ())
                if j - len(n) + 1 >= clause_start):
             return "refused"
@@ -369,7 +424,8 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     while prep >= clause_start and (tokens[prep] in _ARTICLES or tokens[prep] in ("of", "de", "d'un")):
         prep -= 1
     prep_use_article = prep < start - 1
-    prep_use = prep >= clause_start and tokens[prep] in _USE_PREP
+    prep_use = prep >= clause_start and (tokens[prep] in _USE_PREP
+                                         or portuguese and tokens[prep] in _PT_CONTRACTIONS)
     if post_frame and not prep_use:
         return "mentioned"
     if not prep_use and capability:
@@ -397,10 +453,17 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
 def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     taken = [False] * len(folded)
     out: list[tuple[int, Term]] = []
+    for pos, end in kinds.katakana_kinds(folded, idx.cjk_surfaces):  # "バイオリンプロット": a kind it has no name for
+        taken[pos:end] = [True] * (end - pos)
+        out.append((pos, Term("chart:other", text[pos:end], _cjk_frame(folded, pos, end, "chart:other"), pos)))
     for surface, kind in idx.cjk:
         pos = folded.find(surface)
         while pos >= 0:
             end = pos + len(surface)
+            # Korean separates words with spaces: a word starts after one ("발표로" is a talk, not "표로")
+            if _HANGUL.match(surface) and pos > 0 and _HANGUL.match(folded[pos - 1]):
+                pos = folded.find(surface, end)
+                continue
             if not any(taken[pos:end]):
                 for p in range(pos, end):
                     taken[p] = True
@@ -415,6 +478,11 @@ def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
     before, after = folded[max(0, pos - 6):pos], folded[end:end + 6]
     if any(n in before for n in lx.NEGATIONS_CJK_BEFORE) or any(after.lstrip("はがも").startswith(n.lstrip("は"))
                                                                  for n in lx.NEGATIONS_AFTER):
+        return "refused"
+    # Russian's refusal words are longer ("не нужна таблица"); Korean's follow a particle ("표는 필요 없고")
+    if _CYRILLIC.match(folded[pos]) and any(n in folded[max(0, pos - 10):pos] for n in lx.MORE_NEGATIONS_BEFORE):
+        return "refused"
+    if any(folded[end:end + 8].lstrip("은는이가도를을 ").startswith(n) for n in lx.MORE_NEGATIONS_AFTER):
         return "refused"
     if any(m in folded[:pos] for m in _CJK_MENTION_BEFORE) or any(m in after for m in _CJK_MENTION_AFTER):
         return "mentioned"
@@ -433,7 +501,13 @@ _RANK = {"graph": 1, "timeline": 2, "table": 3, "chart": 4}
 _CORRECTION = re.compile(
     r"\b(?:no wait|wait|actually|scratch that|on second thought|change it to|make it|make that|rather|instead|"
     r"mejor|mejor dicho|en realidad|plutot|en fait|non attends|lieber|doch lieber|eigentlich|anzi|invece|"
-    r"melhor|na verdade|liever|eigenlijk)\b|不对|还是|やっぱり|いや")
+    r"melhor|na verdade|liever|eigenlijk|i mean|or better|oder besser|ou mieux|o meglio|meglio|of beter|ou seja)\b|"
+    # a bare retraction opening a clause after a format word: "a timeline… hmm no, just a table", "una tabla,
+    # no, mejor…", "eine Tabelle – nein, eine Zeitleiste"; "no table" (a refusal) is not one, as no mark follows
+    r"(?:^|(?<=[.,;:!?\u2014\u2013]))\s*(?:(?:hmm+|hm+|um+|uh+|oh|ah|eh|erm|oops|sorry|mmm+)\s*,?\s*)?"
+    r"(?:no|nah|nope|nein|nee|nao|non)(?=\s*[,.;:!\u2014\u2013]|\s+(?:wait|just|make|rather|better|i mean|sorry|"
+    r"instead|solo|mejor|juste|plutot|lieber|nur|meglio|melhor|liever|gewoon|eher))|"
+    r"不对|还是|算了|改成|换成|やっぱり|いや|じゃなくて|ではなく")
 
 
 def _choose(terms: list[Term], folded: str = "") -> Term:
@@ -467,11 +541,27 @@ _RELATION = re.compile(r"\b(?:relate[sd]?|relations?|relationships?|connected|co
 _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
 
 
+# A drawing word that names no chart kind, whose object is the links themselves, draws a network: "draw the
+# links between the papers", "visualise how the labs are connected". Stricter than _RELATION: "papers related to
+# RAG" is a topic, and "a chart of papers related to RAG per year" is a chart.
+_LINKS = re.compile(r"\b(?:links?|linked|connections?|connected|relationships?|relations|relate to each other|"
+                    r"relate to one another|collaborations?|collaborat\w+ with|co ?authorships?|who worked with|"
+                    r"vinculos|enlaces|conexiones|relaciones|conexoes|ligacoes|relacoes|liens|relations|"
+                    r"verbindungen|verknupfungen|beziehungen|collegamenti|connessioni|legami|relazioni|"
+                    r"verbanden|koppelingen|relaties)\b|之间的关系|之间的联系|のつながり|の関係")
+_DRAWING_WORDS = frozenset("draw visual visualise visualize visualisation visualization diagram plot figure "
+                           "schaubild diagramm diagramme diagrama diagramma grafisch".split())
+
+
 def _as_graph(chosen: Term, folded: str) -> bool:
+    if chosen.kind != "chart":
+        return False
     word = fold(chosen.words)
     # a typo of a graph word counts ("grpah of how the labs connect"), as the lexicon read it as one
     graphish = word in _GRAPH_WORDS or (len(word) >= 5 and any(_dl1(word, g) for g in _GRAPH_WORDS))
-    return chosen.kind == "chart" and graphish and bool(_RELATION.search(folded))
+    if graphish:
+        return bool(_RELATION.search(folded))
+    return word in _DRAWING_WORDS and bool(_LINKS.search(folded, chosen.at + len(word)))
 
 
 def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
@@ -499,7 +589,14 @@ def _ranked(subtype: ChartSubtype | None, folded: str) -> ChartSubtype | None:
 _TIMELINE_SUBJECT = re.compile(
     r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
     r"linha do tempo|linea temporale)\b(?: [\w']+){0,4} (?:is|was|looks|seems|est|etait|semble|ist|war|es|era|"
-    r"parece|e|sembra|lijkt)\b(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)")
+    r"parece|e|sembra|lijkt|va|anda|vai|ligt|loopt|steht|reste|resta|remains|feels)\b"
+    r"(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)|"
+    # ... and one said to be tight, late or slipping, in any order: a schedule ("la chronologie, déjà serrée")
+    r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
+    r"linha do tempo|linea temporale)\b(?: [\w']+){0,5} (?:tight|tighter|slipping|slipped|"
+    r"ajustad[oa]|just[oa]|apretad[oa]|serree?|knapp|apertad[oa]|strett[oa]|krap)\b|"
+    r"(?:时间线|时间表|时间轴|タイムライン|スケジュール)(?:很|太|非常|有点|比较|特别|真|が|は|も)?"
+    r"(?:紧|赶|急|来不及|厳し|きつ|タイト|遅れ|押して)")
 _PLAIN_SUBTYPES = frozenset({"bar", "pie", "line", None})
 
 
@@ -523,16 +620,47 @@ def _described(folded: str) -> tuple[ChartSubtype, str] | None:
     return None
 
 
-def _with_description(d: Directive, folded: str) -> Directive:
+_ABOUT_TOPIC = re.compile(r"\b(?:papers?|articles?|research|studies|study|works?|releases?) (?:on|about|regarding|"
+                          r"sobre|sur|uber|su|over|de)\b")
+
+
+def _with_description(d: Directive, text: str, folded: str) -> Directive:
     """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
+    if d.chart_subtype == "other" and d.requested:
+        # a name the product lacks that describes a kind it has: "a spider-web-looking chart" is a radar
+        found = _described(fold(d.requested))
+        return d if found is None else replace(d, chart_subtype=found[0])
+    if d.format == "timeline" and d.evidence in ("used", "bare"):
+        # bars laid on a time axis from each one's start to its end are a Gantt chart, not a list of dates
+        found = kinds.described(text, folded, charted=True)
+        if found is None or found[0] != "gantt":
+            return d
+        return Directive("chart", "gantt", kinds.as_asked(*found), "used", True, (), d.terms, framed=d.framed)
     if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
             or d.evidence in ("none", "paraphrase")):
         return d
-    found = _described(folded)
+    found = _described(folded) or kinds.described(text, folded, charted=d.format == "chart")
     if found is None:
         return d
+    if d.format != "chart" and _ABOUT_TOPIC.search(folded[:folded.find(fold(found[1]))]):
+        return d  # "papers on stacked generalization": the look word is the research topic
     kind, words = found
-    return Directive("chart", kind, words, "used", True, (), d.terms, framed=d.framed)
+    return Directive("chart", kind, kinds.as_asked(kind, words), "used", True, (), d.terms, framed=d.framed)
+
+
+# Words a direct question opens with, in the nine languages (a wh-word, or a verb-first yes/no question).
+# Not the modals: "can you show how the papers grew" is a wish in English's polite form.
+_QUESTION_WORDS = frozenset("""what what's whats which who whom whose when where why how does do did is are was
+    were que qual quais cual cuales quien quienes cuando cuanto cuantos cuantas como
+    donde quel quelle quels quelles qui quand comment combien pourquoi est was welche welcher welches
+    wer wann wie warum wo gibt quale quali chi quanto quanti perche dove wat welke wanneer hoe waarom waar
+    hoeveel""".split())
+_CJK_QUESTION = re.compile(r"什么|哪|谁|多少|几|吗|どの|どれ|何|誰|いつ|ですか|ますか")
+
+
+def _opens_question(folded: str) -> bool:
+    first = _TOKEN.findall(folded.lstrip("¿¡ "))[:1]
+    return bool(first and first[0] in _QUESTION_WORDS) or bool(_CJK_QUESTION.search(folded))
 
 
 def read_directive(query: str) -> Directive:
@@ -540,7 +668,17 @@ def read_directive(query: str) -> Directive:
     idx = _index()
     text = " ".join(query.split())
     folded = fold(text)
-    return _with_description(_read(text, folded, idx), folded)
+    d = _with_description(_read(text, folded, idx), text, folded)
+    return replace(d, question=True) if _opens_question(folded) else d
+
+
+def kind_from_text(query: str) -> tuple[ChartSubtype, str | None]:
+    """The kind of a chart a later tier decided the request asks for, where tier 1 read none: the look it
+    describes (the user's words kept), else the house convention."""
+    text = " ".join(query.split())
+    folded = fold(text)
+    found = _described(folded) or kinds.described(text, folded, charted=True)
+    return (found[0], kinds.as_asked(*found)) if found is not None else (subtype_from_cues(folded), None)
 
 
 def _read(text: str, folded: str, idx: _Index) -> Directive:

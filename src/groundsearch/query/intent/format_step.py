@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ...errors import ConfigError, EmbeddingFailed, ModelError
 from ...types import ChartSubtype, Format, Intent
-from .directives import Directive, fold, subtype_from_cues
+from .directives import Directive, kind_from_text
 from .format_model import Calibration, FormatClassifier, load_calibration
 
 __all__ = ["FormatDecision", "FormatStep"]
@@ -88,7 +88,7 @@ class FormatStep:
             elif llm is not None and "chart_subtype" in cal.llm_wins and llm.chart_subtype:
                 subtype = llm.chart_subtype
             else:
-                subtype = subtype_from_cues(fold(query))
+                subtype, requested = kind_from_text(query)
         return FormatDecision(fmt, subtype, requested, tier, conf), degraded
 
     def _second_opinion(self, query: str, directive: Directive, rules: FormatDecision,
@@ -104,5 +104,7 @@ class FormatStep:
             return rules  # tier 1 was sure, so its reading stands without a note
         if fmt == directive.format or p < threshold or (directive.framed and fmt == "default"):
             return rules  # "as a table" surely asks for structure: the classifier may only say which
-        subtype = subtype_from_cues(fold(query)) if fmt == "chart" else None
-        return FormatDecision(fmt, subtype, None, "classifier", self.calibration.classifier_confidence(p))
+        if directive.question and directive.evidence == "none":
+            return rules  # "what is the popularity rank of X?" wants the answer; a shape it wants, it names
+        subtype, requested = kind_from_text(query) if fmt == "chart" else (None, None)
+        return FormatDecision(fmt, subtype, requested, "classifier", self.calibration.classifier_confidence(p))

@@ -13,7 +13,8 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
+    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
+    "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
 
@@ -67,7 +68,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "grafico", "graficos", "diagrama",
         "grafico", "grafici", "diagramma", "diagrammi",
         "grafiek", "grafieken", "diagram", "grafisch", "graphisch",
-        "图表", "グラフ", "チャート", "図", "📊",
+        "图表", "グラフ", "チャート", "プロット", "図", "📊",
     ),
     "chart:bar": (
         "bar chart", "bar graph", "bar plot", "barchart", "bargraph", "column chart", "bars", "bar",
@@ -84,7 +85,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "stacked bar", "stacked bars", "stacked bar chart", "stacked column", "stacked column chart",
         "barras apiladas", "grafico de barras apiladas", "grafico de barras empilhadas", "diagramme en barres empilees",
         "grafico a barre impilate", "barres empilees", "gestapeltes balkendiagramm", "barras empilhadas",
-        "barre impilate", "gestapelde staafdiagram", "barre in pila", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
+        "barre impilate", "gestapelde staafdiagram", "barre in pila", "stapeldiagramm", "stapelbalkendiagramm",
+        "gestapeltes saulendiagramm", "stapelsaulendiagramm", "stapeldiagram", "gestapeld staafdiagram", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
     ),
     "chart:line": (
         "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
@@ -135,7 +137,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "streudiagramm", "punktdiagramm", "punktwolke",
         "grafico de dispersao",
         "grafico a dispersione",
-        "spreidingsdiagram", "spreidingsgrafiek",
+        "spreidingsdiagram", "spreidingsgrafiek", "puntdiagram", "puntgrafiek", "spreidingsplot",
         "散点图", "散布図",
     ),
     "chart:bubble": (
@@ -145,7 +147,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "chart:treemap": ("treemap", "tree map", "treemaps", "矩形树图", "树图", "ツリーマップ"),
     "chart:sunburst": ("sunburst", "旭日图", "サンバースト"),
     "chart:radar": (
-        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot",
+        "radar", "radar chart", "radar plot", "spider chart", "spider diagram", "spider plot", "spider graph",
+        "star plot", "star chart", "web chart",
         "grafico de radar", "grafico de arana", "graphique en radar", "netzdiagramm", "radardiagramm",
         "spinnennetzdiagramm", "grafico radar", "radardiagram", "spindiagram", "雷达图", "蛛网图",
         "レーダーチャート",
@@ -164,7 +167,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "diagramme de gantt", "diagramma di gantt", "gantt grafiek", "甘特图", "ガントチャート"),
     "chart:box": (
         "box plot", "boxplot", "box and whisker", "box and whisker plot", "box and whisker chart",
-        "diagrama de caja", "boite a moustaches", "kastengrafik", "diagrama de caixa", "diagramma a scatola",
+        "diagrama de caja", "boite a moustaches", "kastengrafik", "kastendiagramm", "diagrama de caixa", "diagramma a scatola",
         "箱线图", "箱形图", "箱ひげ図",
     ),
     "chart:venn": (
@@ -247,7 +250,8 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
                 "gauche et droite", "dans les deux sens", "nach links und rechts", "beide richtungen",
                 "beiden seiten", "links und rechts", "entrambi i lati", "sinistra e destra", "destra e sinistra",
                 "ambos os lados", "esquerda e direita", "ambas as direcoes", "beide kanten", "links en rechts",
-                "beide richtingen", "双向条形", "左右对称", "左右に伸び"),
+                "beide richtingen", "双向条形", "左右对称", "左右に伸び", "butterfly chart", "mirrored bars",
+                "mirrored bar chart", "diverging bars", "diverging bar chart"),
     "donut": ("hole in the middle", "hole in the centre", "hole in the center", "with a hole", "agujero",
               "trou au milieu", "avec un trou", "loch in der mitte", "mit loch", "mit einem loch", "buco al centro",
               "con un buco", "buco in mezzo", "buraco no meio", "com um buraco", "gat in het midden", "met een gat",
@@ -296,6 +300,7 @@ NEGATIONS: tuple[str, ...] = (
     "sem", "nao", "nem",
     "senza", "niente", "non", "nessun", "nessuna",
     "geen", "zonder", "niet",
+    "bez", "nie",  # Polish
 )
 # Chinese puts the refusal before the word, Japanese after it.
 NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
@@ -305,6 +310,7 @@ NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要�
 CONTRASTS: tuple[str, ...] = (
     "but", "just", "instead", "use", "make", "give", "as", "only", "rather", "sino", "solo", "mais",
     "plutot", "juste", "sondern", "nur", "mas", "so", "ma", "solo", "maar", "alleen",
+    "ale", "tylko", "lecz", "sadece", "ama", "yerine",
 )
 
 # Wishes phrased without a format word, by the format they point to. They make tier 1 abstain, and the
@@ -318,6 +324,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
         "relate", "conexiones", "ligacoes", "connessioni", "collegamenti", "verbindungen", "verbanden", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
+        "vinculos", "liens entre", "legami", "koppelingen",
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
@@ -331,4 +338,40 @@ REAL_WORDS: frozenset[str] = frozenset(
     "plots plotly label labels barn bars bart bare lines liner pier piece grapho plan plans tables venue "
     "venues donate donor dont course courses char cart hart able tale tabs lots pots abel radars scatters funnels gantts stabled tabled timely timelike "
     "boxes map maps".split()
-)
+) | frozenset("pablo taboo taboos kablo cables".split())  # one edit from Turkish "tablo", English "tables"
+
+# Requests also come in languages outside the nine (Polish, Turkish, Russian, Korean): their plain format words,
+# so tier 1 sees the wish rather than "no format word". Russian and Korean match as substrings, like Chinese, so
+# one stem covers the case endings ("таблицу", "таблицей") and particles ("표로", "표를").
+MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "table": (
+        "tabela", "tabeli", "tabele", "tabelce", "tabelka", "tabelki", "arkusz kalkulacyjny",
+        "tablo", "tabloda", "tablosu", "tabloya", "tablolar", "elektronik tablo",
+        "таблиц", "в виде таблицы", "эксел",
+        "표로", "표 형식", "표를 만들", "표로 만들", "테이블", "엑셀",
+    ),
+    "chart": (
+        "wykres", "wykresie", "wykresu", "wykresy", "grafigi", "grafikte",
+        "диаграмм", "график", "гистограмм",
+        "차트", "그래프", "도표",
+    ),
+    "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "막대 그래프", "막대그래프",
+                  "막대 차트"),
+    "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트"),
+    "chart:line": ("wykres liniowy", "cizgi grafik", "cizgi grafigi", "линейный график", "꺾은선", "선 그래프"),
+    "timeline": (
+        "os czasu", "osi czasu", "chronologia", "chronologii", "zaman cizelgesi", "zaman cizgisi", "kronoloji",
+        "хронолог", "временная шкала", "временную шкалу", "временной шкал", "лента времени",
+        "타임라인", "연표", "시간순", "연대표",
+    ),
+    "graph": (
+        "siec powiazan", "graf powiazan", "iliski agi", "ag grafigi", "граф связей", "сеть связей", "граф знаний",
+        "네트워크", "관계도", "관계망",
+    ),
+}
+# ... with their refusals: Russian puts them before the word, Korean after it.
+MORE_MENTIONS: tuple[str, ...] = ("таблица менделеева", "теория графов", "график работы", "графический дизайн",
+                                  "tablica mendelejewa", "teoria grafow", "periyodik tablo", "graf teorisi",
+                                  "주기율표", "그래프 이론", "그래프 신경망")
+MORE_NEGATIONS_BEFORE: tuple[str, ...] = ("без", "не нужн", "не надо", "не хочу", "не стоит")
+MORE_NEGATIONS_AFTER: tuple[str, ...] = ("필요 없", "필요없", "말고", "빼고", "없이", "는 필요 없", "은 필요 없")

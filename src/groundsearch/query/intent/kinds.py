@@ -1,0 +1,140 @@
+"""The chart kind of a request that does not use the product's name for it: described by its look ("bars cut
+into segments", "bands flowing from … to …", "circles sized by …"), or named with a word the lexicon does not
+know ("a lollipop plot", "Geigendiagramm", "バイオリンプロット").
+
+A described kind is read as that kind, so the response draws it or downgrades it naming it. An unknown name in
+front of a chart word is ``other`` with the user's own words: the response then says which kind was asked and
+why it shows another, instead of a bar chart with no note. Pure and fast; the rules are :mod:`.looks`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from functools import lru_cache
+
+from ...types import ChartSubtype
+from . import looks
+
+__all__ = ["as_asked", "described", "katakana_kinds", "open_compound", "open_kind_start"]
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+MAX_WORDS = 64  # Intent.chart_requested max_length
+MAX_SAID = 40  # room for the user's words beside the kind's name
+
+
+def _group(entries: Sequence[str]) -> re.Pattern[str]:
+    latin = [e for e in entries if not _CJK.search(e)]
+    cjk = [re.escape(e) for e in entries if _CJK.search(e)]
+    return re.compile("|".join(([r"\b(?:" + "|".join(latin) + ")"] if latin else []) + cjk))
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[tuple[str, bool, tuple[re.Pattern[str], ...]], ...]:
+    return tuple((kind, charted, tuple(_group(g) for g in groups)) for kind, charted, groups in looks.LOOKS)
+
+
+@lru_cache(maxsize=1)
+def _bars() -> re.Pattern[str]:
+    return _group(looks.BARS)
+
+
+def described(text: str, folded: str, *, charted: bool) -> tuple[ChartSubtype, str] | None:
+    """The kind whose look the request describes, and the user's words for it (``text`` and ``folded`` align
+    character for character). ``charted``: the request already asks for a chart, so the rules that need one
+    may speak."""
+    charted = charted or _bars().search(folded) is not None  # bars are drawn: "barras desde el inicio …"
+    for kind, needs_chart, groups in _rules():
+        if needs_chart and not charted:
+            continue
+        spans = []
+        for rx in groups:
+            m = rx.search(folded)
+            if m is None:
+                break
+            spans.append(m.span())
+        else:
+            lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
+            if hi - lo > MAX_SAID:  # a description spread over the request: its two nearest parts name it
+                near = sorted(spans)
+                pairs = [(b[1] - a[0], a[0], b[1]) for a, b in zip(near, near[1:], strict=False) if b[1] - a[0] <= MAX_SAID]
+                lo, hi = min(pairs)[1:] if pairs else spans[0]
+            return kind, text[lo:hi]  # type: ignore[return-value]
+    return None
+
+
+# The product's name of each kind, said back with the user's description ("Sankey diagram ("bands flowing")")
+# so a downgrade names the kind asked for, not only the words that described it.
+NAMES = {"stacked-bar": "stacked bar chart", "ranked-bar": "ranked bar chart", "sankey": "Sankey diagram",
+         "waterfall": "waterfall chart", "gantt": "Gantt chart", "bubble": "bubble chart", "treemap": "treemap",
+         "heatmap": "heatmap", "funnel": "funnel chart", "histogram": "histogram", "radar": "radar chart",
+         "pie": "pie chart", "scatter": "scatter plot", "donut": "donut chart", "tornado": "tornado diagram",
+         "venn": "Venn diagram", "box": "box plot", "word-cloud": "word cloud", "choropleth": "choropleth map",
+         "sunburst": "sunburst chart", "area": "area chart", "line": "line chart", "bar": "bar chart"}
+
+
+def as_asked(kind: str, words: str) -> str:
+    """A described kind as the response names it: the kind's name, then the user's words for it."""
+    name = NAMES.get(kind, kind)
+    room = MAX_WORDS - len(name) - 4
+    said = words if len(words) <= room else words[: max(room - 1, 0)].rstrip() + "…"
+    return f'{name} ("{said}")' if said else name
+
+
+_OPEN_NOUNS = frozenset("chart charts plot plots diagram diagrams".split())
+_VERB_OBJECTS = frozenset("the them it this these those all each every my our your their some any".split())
+MAX_NAME_TOKENS = 3
+
+
+def _named(tok: str, stop: Collection[str]) -> bool:
+    return tok.isalpha() and len(tok) >= 3 and tok not in stop and tok not in looks.NOT_KINDS
+
+
+def open_kind_start(tokens: Sequence[str], start: int, end: int, floor: int, stop: Collection[str]) -> int | None:
+    """Where a kind name the lexicon lacks begins, in front of the bare chart word ``tokens[start:end]``
+    ("stem and leaf plot", "hive plot"), or None. ``floor``: the first token no earlier match holds;
+    ``stop``: the reader's articles, verbs and prepositions, which never name a kind."""
+    if end - start != 1 or tokens[start] not in _OPEN_NOUNS:
+        return None
+    if end < len(tokens) and tokens[end] in _VERB_OBJECTS:
+        return None  # "plot the releases", "chart them": a verb, not a noun with a name in front
+    first = None
+    j = start - 1
+    while j >= floor and start - j <= MAX_NAME_TOKENS + 1:
+        if _named(tokens[j], stop):
+            first = j
+        elif not (tokens[j] == "and" and first == j + 1 and j > floor and _named(tokens[j - 1], stop)):
+            break
+        j -= 1
+    return first
+
+
+_GLUED = ("diagramme", "diagramm", "diagram", "grafiek", "grafik", "chart", "plot")
+
+
+def open_compound(word: str) -> str | None:
+    """A German / Dutch / English compound of an unknown qualifier and a chart word names a kind outside the
+    product's ("Geigendiagramm", "vioolplot", "flowchart": ``chart:other``); a qualifier that says what is
+    shown is a chart of no named kind ("Jahresdiagramm": ``chart``)."""
+    for suffix in _GLUED:
+        if word.endswith(suffix):
+            head = word[: -len(suffix)]
+            if len(head) < 4 or not head.isalpha():
+                return None
+            return "chart" if head in looks.NOT_KINDS or head.startswith(looks.NOT_KIND_STEMS) else "chart:other"
+    return None
+
+
+_KATAKANA_KIND = re.compile(r"([\u30a1-\u30f6\u30fc]{2,})(チャート|グラフ|プロット|ダイアグラム|図)")
+_NOT_KIND_KATAKANA = ("データ", "トレンド", "サマリー", "リリース", "ランキング", "シンプル", "カラー", "インタラクティブ",
+                      "ペーパー", "プロダクト", "パッケージ", "ネットワーク")
+
+
+def katakana_kinds(folded: str, known: Collection[str]) -> list[tuple[int, int]]:
+    """Spans of "<katakana name><chart word>" whose name is no kind the lexicon knows ("バイオリンプロット")."""
+    out = []
+    for m in _KATAKANA_KIND.finditer(folded):
+        if m.group(1) in _NOT_KIND_KATAKANA or any(k in m.group() for k in known):
+            continue
+        out.append(m.span())
+    return out

@@ -1,0 +1,218 @@
+"""What chart kinds look like, and kinds the product has no name for, in nine languages, as data.
+
+A *look* is a chart kind described by what the reader sees: a part that is drawn (bars, bands, circles,
+tiles, cells) and what is done to it (cut into segments, flowing, sized by a value, shaded). Each rule is a
+list of groups; it holds when every group is found in the folded request (``directives.fold``). Latin entries
+are regular expressions anchored at a word start (so a stem covers its inflections: ``segment`` for
+"segments", "segmentos", "Segmente"); CJK entries are substrings. A rule marked ``charted`` only speaks when
+the request already asks for a chart ("the chart that starts at the total …"): its words alone are too common.
+
+The lists are each language's usual words for these shapes, written without reading any labelled split.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BARS", "LOOKS", "NOT_KINDS", "NOT_KIND_STEMS", "OTHER_KINDS", "OTHER_KIND_NOUNS"]
+
+BARS = (r"bars?\b", r"columns?\b", r"barras?\b", r"barres?\b", r"balken", r"saulen?\b", r"staaf", r"staven",
+         r"colonnes?\b", r"colunas?\b", r"columnas?\b", "柱", "条形", "棒")
+_SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"stack\w*", r"apilad\w*", r"empil\w*", r"gestapel\w*",
+          r"impil\w*", r"stapel\w*", r"in pila\b", r"divided (?:into|by)\b", r"cut (?:into|up)\b", r"broken (?:into|down)\b",
+          r"segment", r"pieces\b", r"layers?\b", r"colou?red by\b", r"divid\w* (?:en|por)\b", r"partid\w* en\b",
+          r"trozos\b", r"coloread\w* por\b", r"divise\w* (?:en|par)\b", r"decoupe\w*", r"morceaux\b",
+          r"colore\w* (?:par|selon)\b", r"unterteil\w*", r"aufgeteilt", r"eingefarbt nach\b", r"suddivis\w*",
+          r"divis[ei] (?:in|per)\b", r"pezzi\b", r"colorat\w* per\b", r"dividid\w* em\b", r"colorid\w* por\b",
+          r"opgedeeld", r"verdeeld in\b", r"stukken\b", r"gekleurd (?:per|naar)\b", "分段", "分成", "分割", "分け",
+          "積み")
+_BANDS = (r"bands?\b", r"ribbons?\b", r"streams?\b", r"bandas?\b", r"cintas?\b", r"bandes?\b", r"rubans?\b",
+          r"bander\b", r"bandern\b", r"bande\b", r"nastri\b", r"faixas?\b", r"fitas?\b", r"banden\b", r"linten\b", "带", "帯")
+_FLOWS = (r"flow\w*", r"fluy\w*", r"fluir\b", r"fluem\b", r"fluisc\w*", r"coul\w*", r"flie\w*", r"stromen\b", r"scorr\w*", r"flui\w*",
+          r"stroom\w*", r"vloei\w*", "流向", "流动", "流入", "流れ")
+_FLOW_NOUNS = (r"flows?\b", r"flujos?\b", r"flux\b", r"strome\b", r"flusse\b", r"flussi\b", r"fluxos?\b",
+               r"stromen\b", "流量", "流")
+_WIDTH = (r"width\b", r"thick\w*", r"wider\b", r"ancho\w*", r"grosor\b", r"largeur\b", r"epaisseur\b", r"breite\b",
+          r"dick\w*", r"larghezza\b", r"spessore\b", r"largura\b", r"espessura\b", r"breedte\b", r"dikte\b",
+          "宽", "粗细", "幅", "太さ")
+_TOTAL = (r"total\w*", r"totaal\b", r"gesamt\w*", r"summe\b", r"totale\b", "总", "合計", "累计", "累積")
+_STEPS = (r"steps?\b", r"stepping\b", r"rises?\b", r"falls?\b", r"up (?:or|and) down\b", r"increases?\b",
+          r"decreases?\b", r"gains? and loss", r"subidas?\b", r"bajadas?\b", r"aumentos?\b", r"disminuc\w*",
+          r"pasos?\b", r"hausses?\b", r"baisses?\b", r"etapes?\b", r"schritt\w*", r"anstieg\w*", r"ruckgang\w*",
+          r"zunahme\b", r"abnahme\b", r"passi\b", r"salite?\b", r"discese?\b", r"cali\b", r"calo\b", r"aumenti\b",
+          r"diminuzion\w*", r"descidas?\b", r"mont(?:e|ent)\b", r"descend\w*", r"suben\b", r"bajan\b",
+          r"steigen\b", r"fallen\b", r"salgono\b", r"scendono\b", r"sobem\b", r"descem\b", r"stijgen\b",
+          r"dalen\b", r"quedas?\b", r"stap\w*", r"stijging\w*", r"daling\w*", "增减", "增加",
+          "减少", "増減", "増加", "減少", "ステップ")
+_STARTED = (r"start\w*", r"began\b", r"begin\w*", r"first release", r"from first to last\b", r"first and last\b", r"inici\w*", r"comienz\w*", r"empez\w*",
+            r"debut\w*", r"commenc\w*", r"beginn\w*", r"anfang\b", r"inizi\w*", r"comincia\w*", r"comec\w*",
+            r"aanvang\b", "开始", "起始", "開始", "始ま")
+_ENDED = (r"end(?:ed|s|ing)?\b", r"stop\w*", r"finish\w*", r"last release", r"fin\b", r"final\b", r"termin\w*",
+          r"acab\w*", r"arret\w*", r"ende\w*", r"aufgehort", r"fine\b", r"finit\w*", r"fim\b", r"eind\w*",
+          "结束", "截止", "終了", "終わ")
+_EACH = (r"each\b", r"every\b", r"per\b", r"cada\b", r"chaque\b", r"jede\w*", r"ogni\b", r"elk\w*", r"ieder\w*",
+         "每", "ごと", "それぞれ")
+_TIME_AXIS = (r"time ?axis\b", r"timeline\b", r"calendar\b", r"eje (?:temporal|del tiempo)\b", r"linea de tiempo\b",
+              r"axe (?:du temps|temporel)\b", r"frise\b", r"zeitachse\b", r"zeitleiste\b", r"zeitstrahl\b",
+              r"asse (?:temporale|del tempo)\b", r"eixo (?:do tempo|temporal)\b", r"linha do tempo\b", r"tijdas\b",
+              r"tijdlijn\b", "时间轴", "时间线", "時間軸")
+_HORIZONTAL = (r"horizonta\w*", r"waagerecht\w*", r"orizzontal\w*", "水平", "横")
+_DURATION = (r"durations?\b", r"how long each\b", r"duracion\b", r"duree\b", r"dauer\b", r"durata\b", r"duracao\b",
+             r"duur\b", "持续时间", "期間")
+_CIRCLES = (r"bubbles?\b", r"circles?\b", r"discs?\b", r"dots?\b", r"balls?\b", r"blobs?\b", r"burbuja\w*",
+            r"circulos?\b", r"bulles?\b", r"cercles?\b", r"blasen\b", r"kreise\b", r"kreisen\b", r"punkte\b",
+            r"bolle\b", r"bolla\b", r"cerchi\b", r"bolhas?\b", r"bellen\b", r"cirkels?\b", r"stippen\b", "气泡",
+            "圆圈", "圆点", "泡", "バブル", "円")
+_SIZED = (r"sized?\b", r"sizes\b", r"bigger\b", r"larger\b", r"proportion\w*", r"proporci\w*", r"proporz\w*", r"tamano\w*", r"taille\b",
+          r"gross\w*", r"groß\w*", r"grand\w*", r"dimension\w*", r"tamanho\w*", r"groot\w*", "大小", "大きさ", "尺寸")
+_TILES = (r"tiles?\b", r"rectangles?\b", r"blocks?\b", r"squares?\b", r"boxes\b", r"baldosas?\b", r"rectangulos?\b",
+          r"bloques?\b", r"cuadrados?\b", r"tuiles?\b", r"paves?\b", r"carres?\b", r"kacheln?\b", r"rechtecke?n?\b",
+          r"quadrate?n?\b", r"tessere\b", r"riquadri\b", r"rettangoli\b", r"blocchi\b", r"ladrilhos?\b",
+          r"retangulos?\b", r"blocos?\b", r"quadrados?\b", r"tegels?\b", r"rechthoeken\b", r"blokken\b",
+          r"vakken\b", "方块", "矩形", "タイル", "四角", "長方形")
+_CELLS = (r"grid\b", r"cells?\b", r"matrix\b", r"cuadricula\b", r"celdas?\b", r"rejilla\b", r"matriz\b",
+          r"grille\b", r"cellules?\b", r"cases\b", r"matrice\b", r"raster\b", r"zellen?\b", r"gitter\b",
+          r"griglia\b", r"celle\b", r"cella\b", r"grade\b", r"celulas?\b", r"cellen\b", r"rooster\b", "格子", "网格",
+          "方格", "单元格", "マス", "セル")
+_SHADE = (r"darker\b", r"lighter\b", r"shade\w*", r"colou?r\w* by\b", r"colou?r ?coded\b", r"intensity\b", r"hotter\b", r"oscur\w*",
+          r"intensidad\b", r"color\w* (?:segun|por)\b", r"fonce\w*", r"intensite\b", r"teinte\w*",
+          r"colore\w* (?:selon|par)\b", r"dunkler\w*", r"intensitat\b", r"eingefarbt\b", r"farbe\w* nach\b",
+          r"scur\w*", r"intensita\b", r"colorat\w*", r"escur\w*", r"intensidade\b", r"colorid\w*", r"donker\w*",
+          r"intensiteit\b", r"kleur\w* (?:per|naar)\b", "颜色", "深浅", "越深", "濃い", "濃淡", "色の濃さ")
+_NARROW = (r"narrow\w*", r"stage by stage\b", r"each stage\b", r"estrech\w*", r"etapa (?:por|a) etapa\b",
+           r"retreci\w*", r"etape par etape\b", r"verjung\w*", r"verengt\w*", r"stufe fur stufe\b", r"restring\w*",
+           r"fase per fase\b", r"estreit\w*", r"vernauw\w*", r"fase voor fase\b", "逐层", "逐级", "段階ごと", "絞り込")
+_BINS = (r"bins?\b", r"binned\b", r"buckets?\b", r"bucketed\b", r"intervals?\b", r"intervalos?\b", r"rangos\b",
+         r"tramos\b", r"intervalles?\b", r"tranches\b", r"klassen\b", r"intervalle\b", r"intervalli\b", r"fasce\b",
+         r"classi\b", r"faixas\b", r"intervallen\b", r"bakjes\b", "区间", "分箱", "区間", "階級", "ビン")
+_SPOKES = (r"spokes?\b", r"radiating\b", r"star ?shaped\b", r"one axis per\b", r"radios\b", r"en estrella\b",
+           r"rayons\b", r"en etoile\b", r"speichen\b", r"sternform\w*", r"raggi\b", r"a stella\b", r"raios\b",
+           r"em estrela\b", r"spaken\b", r"stervorm\w*", "辐射", "星形", "放射状")
+_SORTED = (r"longest\b", r"from (?:most|highest|biggest|largest) to\b", r"descending\b", r"in order of size\b",
+           r"(?:biggest|largest|longest) first\b", r"sorted (?:by (?:size|count|number|length)|from)\b",
+           r"de mayor a menor\b", r"descendente\b", r"du plus grand au plus petit\b", r"decroissant\w*",
+           r"absteigend\w*", r"der grosse nach\b", r"decrescente\b", r"dal piu grande\b", r"do maior para o menor\b",
+           r"aflopend\b", r"van groot naar klein\b", "从高到低", "从大到小", "降序", "多い順", "大きい順", "降順")
+_CIRCLE_CUT = (r"circle (?:cut|divided|split) into\b", r"circulo dividido\b", r"cercle (?:divise|decoupe)\b",
+               r"kreis (?:aufgeteilt|unterteilt|geteilt)\b", r"cerchio diviso\b", r"cirkel verdeeld\b", r"wedges?\b",
+               "扇形")
+_POINT_CLOUD = (r"cloud of (?:dots|points)\b", r"point cloud\b", r"nube de puntos\b", r"nuvola di punti\b",
+                r"nuvem de pontos\b", r"puntenwolk\b", r"one (?:dot|point) (?:per|for each)\b", r"plotted against\b",
+                r"against each other\b", "点云")
+_LEFT = (r"(?:on )?the left\b", r"izquierda\b", r"gauche\b", r"links\b", r"sinistra\b", r"esquerda\b", "左")
+_RIGHT = (r"(?:on )?the right\b", r"derecha\b", r"droite\b", r"rechts\b", r"destra\b", r"direita\b", "右")
+_MIRRORED = (r"mirror\w*", r"butterfly\b", r"diverging\b", r"espejo\b", r"miroir\b", r"gespiegelt\w*",
+             r"specchi\w*", r"espelhad\w*", r"gespiegeld\w*", "镜像", "対称")
+_MAPS = (r"maps?\b", r"mapas?\b", r"cartes?\b", r"karten?\b", r"mappa\b", r"mappe\b", r"kaart\w*", "地图", "地図")
+_COLOURED = (r"colou?r\w*", r"shade\w*", r"colore\w*", r"color\w*", r"eingefarbt\w*", r"farb\w*", r"gekleurd\b",
+             r"kleur\w*", "着色", "色分け", "颜色")
+_WORDS = (r"words?\b", r"terms\b", r"palabras\b", r"mots\b", r"worter\b", r"woerter\b", r"begriffe\b",
+          r"parole\b", r"palavras\b", r"woorden\b", "词", "単語", "文字")
+_QUARTILES = (r"quartiles?\b", r"median\w*", r"percentiles?\b", r"interquartile\b", r"cuartil\w*", r"mediana\b",
+              r"quartil\w*", r"kwartiel\w*", r"mediaan\b", r"quantil\w*", "四分位", "中位数", "中央値")
+_PIES = (r"pies?\b", r"circles?\b", r"tartas?\b", r"pastel\b", r"camembert\b", r"tortas?\b", r"kuchen\w*",
+         r"torten?\b", r"pizzas?\b", r"taart\w*", "饼", "円")
+_LAYERS = (r"layers?\b", r"levels?\b", r"nested\b", r"multi ?level\b", r"capas\b", r"niveles\b", r"anidad\w*",
+           r"couches\b", r"niveaux\b", r"imbrique\w*", r"ebenen\b", r"schichten\b", r"verschachtelt\w*",
+           r"livelli\b", r"strati\b", r"annidat\w*", r"camadas\b", r"niveis\b", r"aninhad\w*", r"lagen\b",
+           r"niveaus\b", r"genest\w*", "多层", "嵌套", "階層", "入れ子")
+_STAGES = (r"inverted pyramid\b", r"upside ?down (?:pyramid|triangle)\b", r"piramide invertida\b",
+           r"pyramide inversee\b", r"umgekehrte pyramide\b", r"piramide rovesciata\b", r"omgekeerde piramide\b",
+           "倒金字塔", "逆ピラミッド")
+_OVERLAP = (r"overlap\w*", r"superpon\w*", r"chevauch\w*", r"uberschneid\w*", r"uberlapp\w*", r"sovrappo\w*",
+            r"sobrepo\w*", r"intersect\w*", "重叠", "重な", "交叉")
+# a bar that starts where the one before it ends: the floating steps of a waterfall
+_FLOATING = (r"where the (?:previous|last|one before)(?: one| bar)? (?:ends|stops)\b", r"donde termina la anterior\b",
+             r"la ou (?:finit|termine|s'arrete) la precedente\b", r"wo (?:der|die) vorige\w* (?:endet|aufhort)\b",
+             r"dove finisce la precedente\b", r"onde termina a anterior\b", r"waar de vorige (?:eindigt|stopt)\b",
+             "从上一根结束处", "前の棒の終わり")
+_RING = (r"rings?\b", r"anillo\b", r"anneau\b", r"anello\b", r"anel\b", "环形", "リング")
+
+# (kind, charted, groups), first match wins: the specific shapes before the ones they contain
+# (whiskers and overlaps before sized circles, a start-to-end bar before a plain bar).
+LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
+    ("stacked-bar", False, (BARS, _SPLIT)),
+    ("tornado", True, (_LEFT, _RIGHT)),
+    ("tornado", False, (BARS, _MIRRORED)),
+    ("choropleth", False, (_MAPS, _COLOURED)),
+    ("word-cloud", False, (_WORDS, _SIZED)),
+    ("box", True, (_QUARTILES,)),
+    ("sunburst", False, (_PIES, _LAYERS)),
+    ("funnel", False, (_STAGES,)),
+    ("sankey", False, (_BANDS, _FLOWS)),
+    ("sankey", False, (_FLOW_NOUNS, _WIDTH)),
+    ("sankey", False, (_BANDS, _WIDTH)),
+    ("waterfall", True, (_TOTAL, _STEPS)),
+    ("gantt", True, (BARS, _STARTED, _ENDED, _EACH)),
+    ("gantt", True, (BARS, _TIME_AXIS, _HORIZONTAL)),
+    ("gantt", True, (BARS, _DURATION)),
+    ("waterfall", True, (_FLOATING,)),
+    ("venn", False, (_CIRCLES, _OVERLAP)),
+    ("bubble", False, (_CIRCLES, _SIZED)),
+    ("treemap", False, (_TILES, _SIZED)),
+    ("heatmap", False, (_CELLS, _SHADE)),
+    ("funnel", True, (_NARROW,)),
+    ("histogram", True, (_BINS,)),
+    ("radar", True, (_SPOKES,)),
+    ("ranked-bar", True, (BARS, _SORTED)),
+    ("pie", False, (_CIRCLE_CUT,)),
+    ("scatter", True, (_POINT_CLOUD,)),
+    ("donut", True, (_RING,)),
+)
+
+# Named kinds outside ``ChartSubtype`` (read as ``chart:other``, the user's words kept). English and glued
+# names; the Romance "<chart word> de <noun>" ones are OTHER_KIND_NOUNS.
+OTHER_KINDS: tuple[str, ...] = (
+    "org chart", "organization chart", "organisation chart", "organigram", "organigrama", "organigramme",
+    "organigramma", "organograma", "organogram", "organigramm", "flowchart", "flow chart", "flow diagram",
+    "stem and leaf", "stem and leaf plot", "stem and leaf display", "lollipop plot", "spaghetti plot", "hive plot",
+    "fishbone diagram", "ishikawa diagram", "tree diagram", "arc diagram", "contour plot", "density plot",
+    "kde plot", "qq plot", "q q plot", "forest plot", "manhattan plot", "volcano plot", "ternary plot", "mekko",
+    "cartogram", "control chart", "run chart", "step chart", "span chart", "range plot", "error bars",
+    "circle packing", "calendar plot", "pictograph", "isotype", "nightingale rose", "polar chart", "radial chart",
+    "bullet graph", "candlestick chart", "sparklines", "pictogram", "pictograms",
+    "小提琴图", "k线图", "蜡烛图", "和弦图", "平行坐标", "茎叶图", "组织结构图", "组织架构图", "流程图", "子弹图", "斜率图",
+    "坡度图", "马赛克图", "帕累托图", "山脊图", "棒棒糖图", "玫瑰图", "南丁格尔", "树状图",
+    "ローソク足", "幹葉図", "組織図", "フローチャート", "パレート図", "平行座標", "樹形図", "バイオリン図", "弦グラフ",
+    "マリメッコチャート", "ブレットチャート", "スロープチャート",
+)
+
+# "<chart word> de/en/a <noun>": nouns that name a kind outside ``ChartSubtype`` (violin, candles, chords,
+# parallel coordinates, stem and leaf, flow, slope, mosaic, lollipop, bullet).
+OTHER_KIND_NOUNS: tuple[str, ...] = tuple(
+    """violin violon violino viool velas vela chandeliers chandelles candele candelieri kaarsen cuerdas cordes
+    corde cordas koorden coordenadas coordonnees coordinate coordinaten tallo tige ramo caule stengel flujo
+    pendiente pente pendenza inclinacao helling mosaico mosaique mosaik lollipop piruleta sucette lecca pirulito
+    bala balas balle proiettile pareto dendrograma dendrogramme dendrogramma ishikawa espina arete""".split())
+
+# Words in front of a chart word that say what the chart shows or how it looks, never which kind it is: "a
+# quick chart", "the venue chart", "a comparison chart". A word before "chart" / "plot" / "diagram" that is none
+# of these, nor an article, verb or pronoun, names a kind the product has no word for.
+NOT_KINDS: frozenset[str] = frozenset(
+    """quick simple nice small big clear proper good basic interactive visual colourful colorful pretty fancy
+    detailed summary overview comparison comparative monthly weekly yearly annual daily quarterly time trend
+    trends distribution frequency count counts number numbers share progress status performance popularity
+    results result data usual same new another other single separate different final cool neat short long little
+    whole full complete static dynamic live updated current latest horizontal vertical 2d 3d overall total
+    combined grouped sorted ranked stacked animated labelled labeled small multiple multiples following above
+    below first last next previous whole entire one two three few quick rough sample example nicer clean
+    tiny large huge readable compact pie bar line area lines bars chart charts graph plot diagram visual
+    papers paper release releases doc docs document documents venue venues section sections year years month
+    months week weeks day days quarter quarters product products vendor vendors author authors rank ranks
+    ranking rankings version versions package packages date dates topic topics item items record records
+    collection collections source sources citation citations activity usage download downloads star stars
+    growth change changes impact effect effects score scores rating ratings metric metrics kpi kpis sales
+    revenue budget cost costs team teams project projects task tasks benchmark benchmarks model models
+    framework frameworks library libraries agent agents llm llms rag search query queries publication
+    publications conference conferences journal journals lab labs company companies field fields category
+    categories type types value values tag tags keyword keywords term terms theme themes
+    it this that these those them me us you your my our their his her its which what whatever such
+    please pls then also just now maybe kindly quickly simply again still even really actually so
+    looking shaped style styled type kind sort like ish cumulative running clustered side""".split()
+)
+# German and Dutch qualifiers glued to a chart word that say what is shown ("Jahresdiagramm"), not a kind.
+NOT_KIND_STEMS: tuple[str, ...] = (
+    "jahr", "monat", "woche", "quartal", "tag", "zeit", "ubersicht", "uebersicht", "vergleich", "verlauf", "trend",
+    "entwicklung", "verteilung", "anteil", "haufigkeit", "release", "paper", "venue", "produkt", "autor",
+    "popularit", "rang", "ergebnis", "daten", "zahl", "umsatz", "verkauf", "kosten", "jaar", "maand", "week",
+    "kwartaal", "overzicht", "vergelijking", "verloop", "ontwikkeling", "verdeling", "aandeel", "resultat",
+    "resultaat", "sub", "groei", "wachstum",
+)

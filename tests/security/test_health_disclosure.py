@@ -1,0 +1,34 @@
+"""``GET /api/search/health`` with keys required, as an anonymous caller and as a key of tenant B.
+
+Health is open without a key so load balancers can probe it. It reported the store's item, chunk and pending-vector
+counts — every tenant's, drafts included — and index details naming server files: anyone could watch the
+counts move as tenant A uploaded a draft (activity and unpublished work, of tenants one cannot even name). Now a
+caller that is not an operator gets liveness only (status, index states, how the server is run); the operator key
+and local mode get everything.
+"""
+
+from __future__ import annotations
+
+from .conftest import Server, upload
+
+PRIVATE = {"items", "chunks", "vectors_pending", "background_embedding", "embedder", "llm", "backend"}
+
+
+def test_attack_health_tells_an_outsider_nothing_of_the_tenants_data(server: Server) -> None:
+    anonymous = server.client(None)
+    other = server.client(server.key("viewer", "health-b"))
+    forged = server.client("gs_000000000000_not-a-key")
+    before = {name: c.get("/api/search/health") for name, c in
+              (("anonymous", anonymous), ("tenant B", other), ("forged", forged))}
+    editor = server.client(server.key("editor", "health-a"))
+    assert upload(editor, "plan.md", "---\nstatus: draft\n---\n# Merger plan\n\nDraft terms.\n").status_code == 200
+    for name, c in (("anonymous", anonymous), ("tenant B", other), ("forged", forged)):
+        r = c.get("/api/search/health")
+        assert r.status_code == 200, (name, r.text)  # still a probe a load balancer can use
+        body = r.json()
+        assert body["status"] in ("ok", "degraded") and body["auth"] == "api-keys"
+        assert not PRIVATE & set(body), (name, body)  # before: items/chunks counted every tenant and draft
+        assert all(set(v) <= {"state", "search"} for v in body["indexes"].values()), body
+        assert body == before[name].json(), name  # A's upload moved nothing an outsider sees
+    full = server.client(server.key("admin", "", all_tenants=True)).get("/api/search/health").json()
+    assert full["items"] >= 1 and "chunks" in full  # the operator, the control: the counts are there
