@@ -105,12 +105,15 @@ def test_the_classifier_never_turns_a_direct_question_into_a_shape(query):
     assert (decision.format, decision.tier) == ("default", "rules")
 
 
-def test_the_classifier_still_reads_a_wish_with_no_format_word():
+@pytest.mark.parametrize(("query", "fmt"), [("product, version and date for each release, one per line", "table"),
+                                            ("how has interest in agent frameworks changed over time?", "chart"),
+                                            ("¿cómo se reparten los artículos por conferencia?", "chart")])
+def test_the_classifier_still_reads_a_wish_with_no_format_word(query, fmt):
+    """... and a question of how counts change or spread, which a chart answers."""
     cal = replace(load_calibration(), overrides={"none": 0.8})
-    query = "product, version and date for each release, one per line"
     d = read_directive(query)
     assert (d.evidence, d.question) == ("none", False)
-    assert FormatStep(lambda: Always("table"), cal).decide(query, d)[0].format == "table"
+    assert FormatStep(lambda: Always(fmt), cal).decide(query, d)[0].format == fmt
 
 
 @pytest.mark.parametrize(

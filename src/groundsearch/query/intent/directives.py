@@ -695,7 +695,13 @@ _QUESTION_WORDS = frozenset("""what what's whats which who whom whose when where
 _CJK_QUESTION = re.compile(r"什么|哪|谁|多少|几|吗|どの|どれ|何|誰|いつ|ですか|ますか")
 
 
+# ... unless it asks how counts spread or change, which a chart answers ("how has interest in RAG changed over time?")
+_SPREAD = re.compile(r"\b(?:per|by|each|across|breakdown|distribu\w*|repart\w*|ripart\w*|verteil\w*|verdeel\w*)\b")
+
+
 def _opens_question(folded: str) -> bool:
+    if _OVER_TIME.search(folded) or _SPREAD.search(folded):
+        return False
     first = _TOKEN.findall(folded.lstrip("¿¡ "))[:1]
     return bool(first and first[0] in _QUESTION_WORDS) or bool(_CJK_QUESTION.search(folded))
 

@@ -52,7 +52,7 @@ _META = re.compile(r"[\\()\[\]|.^$+*?{]")
 
 
 def _openings(entries: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]] | None:
-    """The first two letters each Latin entry must start with, and the CJK entries, so a group no word of the
+    """The first three letters (two, for a two-letter word) each Latin entry must start with, and the CJK entries, so a group no word of the
     request opens can be skipped without running its pattern; None when some entry opens with a pattern."""
     heads: set[str] = set()
     for e in entries:
@@ -62,9 +62,10 @@ def _openings(entries: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]] 
         for alt in lead.group(1).split("|") if lead else (e,):
             m = _META.search(alt)
             fixed = alt if m is None else alt[: m.start() - (1 if alt[m.start()] in "?*{" else 0)]
-            if len(fixed) < 2 or not fixed[:2].isalpha():
+            head = fixed[:3] if fixed[:3].isalpha() and len(fixed) >= 3 else fixed[:2]
+            if len(head) < 2 or not head.isalpha():
                 return None
-            heads.add(fixed[:2])
+            heads.add(head)
     return frozenset(heads), tuple(e for e in entries if _CJK.search(e))
 
 
@@ -74,7 +75,8 @@ def described(text: str, folded: str, *, charted: bool) -> tuple[ChartSubtype, s
     may speak; bars named anywhere count ("barras desde el inicio …")."""
     rx, rules, openings = _compiled()
     found: dict[int, tuple[int, int] | None] = {}
-    heads = {w[:2] for w in _WORD.findall(folded)}
+    words = _WORD.findall(folded)
+    heads = {w[:3] for w in words} | {w[:2] for w in words}
 
     def span(i: int) -> tuple[int, int] | None:
         if i not in found:
