@@ -105,12 +105,15 @@ def test_the_classifier_never_turns_a_direct_question_into_a_shape(query):
     assert (decision.format, decision.tier) == ("default", "rules")
 
 
-def test_the_classifier_still_reads_a_wish_with_no_format_word():
+@pytest.mark.parametrize(("query", "fmt"), [("product, version and date for each release, one per line", "table"),
+                                            ("how has interest in agent frameworks changed over time?", "chart"),
+                                            ("¿cómo se reparten los artículos por conferencia?", "chart")])
+def test_the_classifier_still_reads_a_wish_with_no_format_word(query, fmt):
+    """... and a question of how counts change or spread, which a chart answers."""
     cal = replace(load_calibration(), overrides={"none": 0.8})
-    query = "product, version and date for each release, one per line"
     d = read_directive(query)
     assert (d.evidence, d.question) == ("none", False)
-    assert FormatStep(lambda: Always("table"), cal).decide(query, d)[0].format == "table"
+    assert FormatStep(lambda: Always(fmt), cal).decide(query, d)[0].format == fmt
 
 
 @pytest.mark.parametrize(
@@ -147,3 +150,57 @@ def test_polish_turkish_russian_and_korean_format_words_are_read(query, fmt, sub
 )
 def test_their_refusals_mentions_and_lookalikes_ask_for_nothing(query):
     assert read_directive(query).format == "default"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # said after the word
+        "a table isn't necessary, just tell me who wrote RAFT",
+        "chart not needed — which venue had the most papers?",
+        "a chart would be overkill, just tell me the top venue",
+        "tables are not what I need; who wrote RAFT?",
+        "il grafico non serve, dimmi solo chi ha scritto RAFT",
+        "表は要りません。RAFTの著者は？",
+        # a verb between the refusal and the word
+        "I'd rather not get a table, just the names",
+        "no hace falta una tabla, dime quién escribió RAFT",
+        "não precisa de tabela, só me diz quem escreveu o RAFT",
+        "pas besoin de tableau, qui a écrit RAFT ?",
+        "without making a table, who wrote RAFT?",
+        "no need to chart anything, who wrote RAFT?",
+    ],
+)
+def test_a_refusal_around_a_verb_or_after_the_word_refuses_it(query):
+    d = read_directive(query)
+    assert (d.format, d.evidence) == ("default", "refused")
+
+
+@pytest.mark.parametrize(("query", "fmt"), [("a table of the releases is what I need", "table"),
+                                            ("show it as a table, not needed as a chart", "table"),
+                                            ("the table is not what I asked for, make a chart", "chart")])
+def test_a_wish_beside_a_refusal_stands(query, fmt):
+    assert read_directive(query).format == fmt
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "can you help me figure out which reranker paper to read first?",
+        "everything is on the table — which vector db papers compare HNSW and IVF?",
+        "the plot thickens: who wrote the Voyager paper?",
+        "draw conclusions from the RAFT paper for me",
+        "figures aside, what does LIMA claim?",
+        "the graph team wants to know which papers cite LoRA",
+        "Cheers, Sam — Line Chart Partners LLC. Which paper introduced ReAct?",
+        "Lead, Timeline Analytics Group: who wrote the LoRA paper?",
+    ],
+)
+def test_idioms_and_group_names_built_on_a_format_word_ask_for_nothing(query):
+    assert read_directive(query).format == "default"
+
+
+@pytest.mark.parametrize(("query", "fmt"), [("a table of the team's papers", "table"), ("a chart for the team", "chart"),
+                                            ("graph of the team members and their papers", "chart")])
+def test_a_format_word_before_a_group_noun_phrase_is_still_a_wish(query, fmt):
+    assert read_directive(query).format == fmt

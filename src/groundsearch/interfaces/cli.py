@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 the work ran but something failed (e.g. some files coul
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sqlite3
@@ -112,20 +113,28 @@ def main(ctx: click.Context, config: str | None, data_dir: str | None) -> None:
               "running server.")
 @click.option("--prune", is_flag=True,
               help="Also delete items of files that were ingested from these folders and no longer exist.")
+@click.option("--bulk", is_flag=True,
+              help="Postgres only, for a first import of a large corpus: build the postings' and vector indexes "
+              "once at the end instead of on every write (searches meanwhile are correct but slow).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @handles_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], collection: str | None, tenant: str, no_embed: bool,
-           prune: bool, as_json: bool) -> None:
+           prune: bool, bulk: bool, as_json: bool) -> None:
     """Ingest files and folders (Markdown, text, HTML, PDF, JSON/JSONL/CSV records). Idempotent.
 
     The text is written first, so it is keyword-searchable at once; the vectors follow (here, or in a
     running server's background embedder)."""
-    with open_engine(ctx) as engine, Progress(
+    with open_engine(ctx) as engine, contextlib.ExitStack() as bulk_block, Progress(
         TextColumn("[bold]ingest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
         TextColumn("{task.fields[chunks]} chunks"), TimeElapsedColumn(), TextColumn("{task.fields[current]}"),
         console=err, transient=as_json, disable=as_json,
     ) as progress:
+        if bulk:
+            if not hasattr(engine.store, "bulk_import"):
+                raise click.UsageError("--bulk needs the Postgres store (database_url); the embedded store has no "
+                                       "per-write index upkeep to defer")
+            bulk_block.enter_context(engine.store.bulk_import())  # left after the embedding below: one build
         task = progress.add_task("ingest", total=None, chunks=0, current="")
 
         def report(p: Any) -> None:

@@ -29,6 +29,7 @@ the filter, or every list is needed whole) the leg runs the exhaustive pass.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,11 +64,8 @@ def impact(tf: int, norm_terms: int, ref: float) -> float:
 def term_df_deltas(added: Sequence[str], removed: Sequence[str]) -> list[tuple[str, int]]:
     """Per-term change in document frequency for ``term_stats``, sorted by term: writers take the rows'
     locks in one global order, so two concurrent writers never deadlock on them."""
-    delta: dict[str, int] = {}
-    for term in added:
-        delta[term] = delta.get(term, 0) + 1
-    for term in removed:
-        delta[term] = delta.get(term, 0) - 1
+    delta = Counter(added)  # counted in C: a batch of 1,000 chunks holds ~60,000 postings
+    delta.subtract(removed)
     return sorted((t, d) for t, d in delta.items() if d)
 
 

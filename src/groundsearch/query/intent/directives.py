@@ -184,7 +184,7 @@ class _Index:
         self.phrases: dict[tuple[str, ...], str] = {}
         self.joined: dict[str, str] = {}
         self.cjk: list[tuple[str, str]] = []
-        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS]
+        entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS + lx.IDIOMS]
                    + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
                    + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
                    + [(s, "chart:other") for s in looks.OTHER_KINDS])
@@ -299,7 +299,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         if found and found[2] == "chart":
             # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
             floor = hits[-1][1] if hits else 0
-            named = kinds.open_kind_start(tokens, found[0], found[1], floor, _NOT_KIND_WORDS)
+            said = [text[m.start():m.end()] for m in matches]
+            named = kinds.open_kind_start(tokens, said, found[0], found[1], floor, _NOT_KIND_WORDS)
             if named is not None:
                 found = (named, found[1], "chart:other")
         if found:
@@ -319,7 +320,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
-        if kind == "mention":
+        # "the graph team", "Bar Chart Capital", "#tables channel": a format word naming a group is a name
+        if kind == "mention" or _names_group(tokens, end):
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
@@ -329,11 +331,24 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     return out
 
 
+_GROUP_NOUNS = frozenset("""team teams group groups squad channel department dept lab labs guild crew folks people
+    org capital media inc ltd llc corp gmbh partners consulting club meetup""".split())
+
+
+def _names_group(tokens: list[str], end: int) -> bool:
+    """The format word opens a group's name: "graph team", "Graph Analytics Team", "Bar Chart Capital"."""
+    nxt = tokens[end:end + 2]
+    return bool(nxt) and (nxt[0] in _GROUP_NOUNS or len(nxt) == 2 and nxt[1] in _GROUP_NOUNS
+                          and nxt[0] not in _ARTICLES and nxt[0] not in _CONNECTORS and nxt[0] not in _CLAUSE_END
+                          and nxt[0] not in ("of", "for", "per", "by", "with", "about"))
+
+
 _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje""".split())
+    voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
+    get have see it to making creating drawing doing building hace falta precisa precisamos besoin""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
 _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
@@ -344,6 +359,7 @@ _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | 
 _OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
 
 
+@lru_cache(maxsize=4096)
 def _kind_noun(word: str) -> str | None:
     """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
     if word in lx.KIND_NOUNS:
@@ -398,11 +414,33 @@ def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
     return tokens[1] not in _PERSONS or plural
 
 
+# A refusal said after the format word, in its clause: "a table isn't necessary", "chart not needed", "a chart
+# would be overkill", "il grafico non serve", "das Diagramm ist nicht nötig", "de grafiek is niet nodig".
+_REFUSED_AFTER = re.compile(
+    r"^(?:[\w']+ ){0,3}?(?:(?:isn't|isnt|is not|are not|aren't|arent|not) (?:necessary|needed|required|needed here|"
+    r"what i (?:need|want|asked for))|not needed|not necessary|unnecessary|(?:would be|is|feels) overkill|"
+    r"no es necesari[oa]|no hace falta|no me (?:sirve|hace falta)|nao e necessari[oa]|nao precisa|"
+    r"n'est pas necessaire|n est pas necessaire|pas necessaire|est inutile|"
+    r"nicht (?:notig|erforderlich|notwendig|gebraucht)|ist unnotig|brauche ich nicht|"
+    r"non (?:serve|mi serve|e necessari[oa])|niet nodig|hoeft niet)\b")
+
+
+def _refused_after(tokens: list[str], end: int) -> bool:
+    window = []
+    for tok in tokens[end:end + 7]:
+        if tok in _CLAUSE_END:
+            break
+        window.append(tok)
+    return bool(window) and bool(_REFUSED_AFTER.match(" ".join(window)))
+
+
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
            question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False,
            portuguese: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
+    if _refused_after(tokens, next(e for s, e, _ in hits if s == start)):
+        return "refused"
     j = start - 1
     while j >= clause_start:
         tok = tokens[j]
@@ -658,7 +696,13 @@ _QUESTION_WORDS = frozenset("""what what's whats which who whom whose when where
 _CJK_QUESTION = re.compile(r"什么|哪|谁|多少|几|吗|どの|どれ|何|誰|いつ|ですか|ますか")
 
 
+# ... unless it asks how counts spread or change, which a chart answers ("how has interest in RAG changed over time?")
+_SPREAD = re.compile(r"\b(?:per|by|each|across|breakdown|distribu\w*|repart\w*|ripart\w*|verteil\w*|verdeel\w*)\b")
+
+
 def _opens_question(folded: str) -> bool:
+    if _OVER_TIME.search(folded) or _SPREAD.search(folded):
+        return False
     first = _TOKEN.findall(folded.lstrip("¿¡ "))[:1]
     return bool(first and first[0] in _QUESTION_WORDS) or bool(_CJK_QUESTION.search(folded))
 

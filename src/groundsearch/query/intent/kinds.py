@@ -20,6 +20,7 @@ __all__ = ["as_asked", "described", "katakana_kinds", "open_compound", "open_kin
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 MAX_WORDS = 64  # Intent.chart_requested max_length
+_WORD = re.compile(r"[^\W\d_]+")
 MAX_SAID = 40  # room for the user's words beside the kind's name
 
 
@@ -30,29 +31,73 @@ def _group(entries: Sequence[str]) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1)
-def _rules() -> tuple[tuple[str, bool, tuple[re.Pattern[str], ...]], ...]:
-    return tuple((kind, charted, tuple(_group(g) for g in groups)) for kind, charted, groups in looks.LOOKS)
+def _compiled() -> tuple[tuple[re.Pattern[str], ...], tuple[tuple[str, bool, tuple[int, ...]], ...],
+                         tuple[tuple[frozenset[str], tuple[str, ...]] | None, ...]]:
+    """Each distinct group compiled once (bars, sized, … recur across rules, and each is searched at most once
+    per request); group 0 is the bars."""
+    index: dict[int, int] = {id(looks.BARS): 0}
+    raw: list[tuple[str, ...]] = [looks.BARS]
+    rules = []
+    for kind, charted, groups in looks.LOOKS:
+        for g in groups:
+            if id(g) not in index:
+                index[id(g)] = len(raw)
+                raw.append(g)
+        rules.append((kind, charted, tuple(index[id(g)] for g in groups)))
+    return tuple(_group(g) for g in raw), tuple(rules), tuple(_openings(g) for g in raw)
 
 
-@lru_cache(maxsize=1)
-def _bars() -> re.Pattern[str]:
-    return _group(looks.BARS)
+_LEAD_GROUP = re.compile(r"^\(\?:([^()]*)\)")
+_META = re.compile(r"[\\()\[\]|.^$+*?{]")
+
+
+def _openings(entries: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """The first three letters (two, for a two-letter word) each Latin entry must start with, and the CJK entries, so a group no word of the
+    request opens can be skipped without running its pattern; None when some entry opens with a pattern."""
+    heads: set[str] = set()
+    for e in entries:
+        if _CJK.search(e):
+            continue
+        lead = _LEAD_GROUP.match(e)
+        for alt in lead.group(1).split("|") if lead else (e,):
+            m = _META.search(alt)
+            fixed = alt if m is None else alt[: m.start() - (1 if alt[m.start()] in "?*{" else 0)]
+            head = fixed[:3] if fixed[:3].isalpha() and len(fixed) >= 3 else fixed[:2]
+            if len(head) < 2 or not head.isalpha():
+                return None
+            heads.add(head)
+    return frozenset(heads), tuple(e for e in entries if _CJK.search(e))
 
 
 def described(text: str, folded: str, *, charted: bool) -> tuple[ChartSubtype, str] | None:
     """The kind whose look the request describes, and the user's words for it (``text`` and ``folded`` align
     character for character). ``charted``: the request already asks for a chart, so the rules that need one
-    may speak."""
-    charted = charted or _bars().search(folded) is not None  # bars are drawn: "barras desde el inicio …"
-    for kind, needs_chart, groups in _rules():
+    may speak; bars named anywhere count ("barras desde el inicio …")."""
+    rx, rules, openings = _compiled()
+    found: dict[int, tuple[int, int] | None] = {}
+    words = _WORD.findall(folded)
+    heads = {w[:3] for w in words} | {w[:2] for w in words}
+
+    def span(i: int) -> tuple[int, int] | None:
+        if i not in found:
+            opening = openings[i]
+            if opening is not None and not (opening[0] & heads) and not any(c in folded for c in opening[1]):
+                found[i] = None
+            else:
+                m = rx[i].search(folded)
+                found[i] = m.span() if m else None
+        return found[i]
+
+    charted = charted or span(0) is not None  # group 0 is BARS
+    for kind, needs_chart, groups in rules:
         if needs_chart and not charted:
             continue
         spans = []
-        for rx in groups:
-            m = rx.search(folded)
-            if m is None:
+        for i in groups:
+            sp = span(i)
+            if sp is None:
                 break
-            spans.append(m.span())
+            spans.append(sp)
         else:
             lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
             if hi - lo > MAX_SAID:  # a description spread over the request: its two nearest parts name it
@@ -86,14 +131,25 @@ _VERB_OBJECTS = frozenset("the them it this these those all each every my our yo
 MAX_NAME_TOKENS = 3
 
 
-def _named(tok: str, stop: Collection[str]) -> bool:
-    return tok.isalpha() and len(tok) >= 3 and tok not in stop and tok not in looks.NOT_KINDS
+# Abstract nouns name what a chart is about ("an adoption chart", "a cadence chart", "a retrieval chart"); the
+# names of chart kinds are things one can see (lollipop, violin, candlestick, fishbone, slope, hive).
+_ABSTRACT = re.compile(r"(?:tion|sion|ment|ance|ence|ity|ness|ics|ism|ship|ing|ogy|(?<!radi)(?<!spir)(?<!di)al)$")
 
 
-def open_kind_start(tokens: Sequence[str], start: int, end: int, floor: int, stop: Collection[str]) -> int | None:
+def _named(tok: str, said: str, stop: Collection[str]) -> bool:
+    """``tok`` (folded) may name a kind: ``said`` is how the user wrote it, and an acronym or a CamelCase name
+    ("ICLR", "LangChain") is the data, not a kind; a capitalised word ("Voronoi") may be either."""
+    if not tok.isalpha() or len(tok) < 3 or tok in stop or tok in looks.NOT_KINDS or _ABSTRACT.search(tok):
+        return False
+    return not (said.isupper() or any(c.isupper() for c in said[1:]))
+
+
+def open_kind_start(tokens: Sequence[str], said: Sequence[str], start: int, end: int, floor: int,
+                    stop: Collection[str]) -> int | None:
     """Where a kind name the lexicon lacks begins, in front of the bare chart word ``tokens[start:end]``
     ("stem and leaf plot", "hive plot"), or None. ``floor``: the first token no earlier match holds;
-    ``stop``: the reader's articles, verbs and prepositions, which never name a kind."""
+    ``said``: the tokens as the user wrote them; ``stop``: the reader's articles, verbs and prepositions, which
+    never name a kind."""
     if end - start != 1 or tokens[start] not in _OPEN_NOUNS:
         return None
     if end < len(tokens) and tokens[end] in _VERB_OBJECTS:
@@ -101,9 +157,9 @@ def open_kind_start(tokens: Sequence[str], start: int, end: int, floor: int, sto
     first = None
     j = start - 1
     while j >= floor and start - j <= MAX_NAME_TOKENS + 1:
-        if _named(tokens[j], stop):
+        if _named(tokens[j], said[j], stop):
             first = j
-        elif not (tokens[j] == "and" and first == j + 1 and j > floor and _named(tokens[j - 1], stop)):
+        elif not (tokens[j] == "and" and first == j + 1 and j > floor and _named(tokens[j - 1], said[j - 1], stop)):
             break
         j -= 1
     return first

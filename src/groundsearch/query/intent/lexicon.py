@@ -13,7 +13,7 @@ held-out split (``evaluation/data/README.md``).
 from __future__ import annotations
 
 __all__ = [
-    "CONTRASTS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
+    "CONTRASTS", "IDIOMS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
     "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
     "REAL_WORDS",
 ]
@@ -304,7 +304,8 @@ NEGATIONS: tuple[str, ...] = (
 )
 # Chinese puts the refusal before the word, Japanese after it.
 NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
-NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで")
+NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで", "要りません", "いりません",
+                                    "必要ない", "必要ありません", "なくていい")
 
 # A word that ends a refusal's reach ("no table, just a chart"; "not a table but a bar chart").
 CONTRASTS: tuple[str, ...] = (
@@ -370,6 +371,13 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
     ),
 }
 # ... with their refusals: Russian puts them before the word, Korean after it.
+# Idioms built on a format word: "figure out", "on the table", "the plot thickens", "draw conclusions".
+IDIOMS: tuple[str, ...] = (
+    "figure out", "figured out", "figuring out", "figure it out", "figure this out", "figure that out",
+    "figures aside", "the plot thickens", "plot twist", "draw conclusions", "draw a conclusion",
+    "draw the conclusion", "draw attention", "draw inspiration", "on the table", "off the table",
+    "at the table", "table stakes", "turn the tables", "turned the tables", "under the table",
+)
 MORE_MENTIONS: tuple[str, ...] = ("таблица менделеева", "теория графов", "график работы", "графический дизайн",
                                   "tablica mendelejewa", "teoria grafow", "periyodik tablo", "graf teorisi",
                                   "주기율표", "그래프 이론", "그래프 신경망")

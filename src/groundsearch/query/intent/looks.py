@@ -79,7 +79,8 @@ _SHADE = (r"darker\b", r"lighter\b", r"shade\w*", r"colou?r\w* by\b", r"colou?r 
           r"intensiteit\b", r"kleur\w* (?:per|naar)\b", "颜色", "深浅", "越深", "濃い", "濃淡", "色の濃さ")
 _NARROW = (r"narrow\w*", r"stage by stage\b", r"each stage\b", r"estrech\w*", r"etapa (?:por|a) etapa\b",
            r"retreci\w*", r"etape par etape\b", r"verjung\w*", r"verengt\w*", r"stufe fur stufe\b", r"restring\w*",
-           r"fase per fase\b", r"estreit\w*", r"vernauw\w*", r"fase voor fase\b", "逐层", "逐级", "段階ごと", "絞り込")
+           r"fase per fase\b", r"estreit\w*", r"vernauw\w*", r"fase voor fase\b", "逐层", "逐级", "段階ごと", "絞り込",
+           "狭くな", "越来越窄", "逐渐变窄")
 _BINS = (r"bins?\b", r"binned\b", r"buckets?\b", r"bucketed\b", r"intervals?\b", r"intervalos?\b", r"rangos\b",
          r"tramos\b", r"intervalles?\b", r"tranches\b", r"klassen\b", r"intervalle\b", r"intervalli\b", r"fasce\b",
          r"classi\b", r"faixas\b", r"intervallen\b", r"bakjes\b", "区间", "分箱", "区間", "階級", "ビン")
@@ -97,9 +98,12 @@ _CIRCLE_CUT = (r"circle (?:cut|divided|split) into\b", r"circulo dividido\b", r"
 _POINT_CLOUD = (r"cloud of (?:dots|points)\b", r"point cloud\b", r"nube de puntos\b", r"nuvola di punti\b",
                 r"nuvem de pontos\b", r"puntenwolk\b", r"one (?:dot|point) (?:per|for each)\b", r"plotted against\b",
                 r"against each other\b", "点云")
-_LEFT = (r"(?:on )?the left\b", r"izquierda\b", r"gauche\b", r"links\b", r"sinistra\b", r"esquerda\b", "左")
-_RIGHT = (r"(?:on )?the right\b", r"derecha\b", r"droite\b", r"rechts\b", r"destra\b", r"direita\b", "右")
-_MIRRORED = (r"mirror\w*", r"butterfly\b", r"diverging\b", r"espejo\b", r"miroir\b", r"gespiegelt\w*",
+_LEFT = (r"left\b", r"izquierda\b", r"gauche\b", r"links\b", r"sinistra\b", r"esquerda\b", "左")
+_RIGHT = (r"right\b", r"derecha\b", r"droite\b", r"rechts\b", r"destra\b", r"direita\b", "右")
+_MIRRORED = (r"mirror\w*", r"butterfly\b", r"diverging\b",
+             r"(?:from|around|either side of|on both sides of) (?:a|the) (?:middle|centre|center|central|zero) (?:line|axis)\b",
+             r"(?:de|desde) una linea central\b", r"(?:d'|de )une ligne centrale\b", r"von einer mittellinie\b",
+             r"da una linea centrale\b", r"de uma linha central\b", r"vanaf een middenlijn\b", r"espejo\b", r"miroir\b", r"gespiegelt\w*",
              r"specchi\w*", r"espelhad\w*", r"gespiegeld\w*", "镜像", "対称")
 _MAPS = (r"maps?\b", r"mapas?\b", r"cartes?\b", r"karten?\b", r"mappa\b", r"mappe\b", r"kaart\w*", "地图", "地図")
 _COLOURED = (r"colou?r\w*", r"shade\w*", r"colore\w*", r"color\w*", r"eingefarbt\w*", r"farb\w*", r"gekleurd\b",
@@ -118,12 +122,38 @@ _STAGES = (r"inverted pyramid\b", r"upside ?down (?:pyramid|triangle)\b", r"pira
            r"pyramide inversee\b", r"umgekehrte pyramide\b", r"piramide rovesciata\b", r"omgekeerde piramide\b",
            "倒金字塔", "逆ピラミッド")
 _OVERLAP = (r"overlap\w*", r"superpon\w*", r"chevauch\w*", r"uberschneid\w*", r"uberlapp\w*", r"sovrappo\w*",
-            r"sobrepo\w*", r"intersect\w*", "重叠", "重な", "交叉")
+            r"sobrepo\w*", r"intersect\w*", r"solap\w*", "重叠", "重な", "交叉")
 # a bar that starts where the one before it ends: the floating steps of a waterfall
 _FLOATING = (r"where the (?:previous|last|one before)(?: one| bar)? (?:ends|stops)\b", r"donde termina la anterior\b",
              r"la ou (?:finit|termine|s'arrete) la precedente\b", r"wo (?:der|die) vorige\w* (?:endet|aufhort)\b",
              r"dove finisce la precedente\b", r"onde termina a anterior\b", r"waar de vorige (?:eindigt|stopt)\b",
              "从上一根结束处", "前の棒の終わり")
+_AREA = (r"area\b", r"aire\b", r"flache\b", r"oppervlak\w*", "面积", "面積")
+_FILLED = (r"shaded\b", r"filled\b", r"coloured in\b", r"colored in\b", r"sombread\w*", r"rellen\w*", r"rempli\w*",
+           r"gefullt\b", r"ausgefullt\b", r"schattiert\b", r"riempit\w*", r"ombreggiat\w*", r"preenchid\w*",
+           r"gevuld\b", r"gearceerd\b", "填充", "塗")
+_CONCENTRIC = (r"concentri\w*", r"konzentrisch\w*", r"concentrisch\w*", "同心")
+_WEB = (r"spider'?s? web\b", r"cobweb\b", r"toile d'?araignee\b", r"tela de arana\b", r"spinnweb\w*", "蜘蛛网", "クモの巣")
+_WEB_LIKE = (r"web ?(?:like|shaped)\b", r"en forma de tela\b", r"en forme de toile\b", r"netzformig\w*")
+_SHARE_CIRCLE = (r"(?:shares?|percentages?|proportions?|parts?) (?:in|of|as) a circle\b",
+                 r"a circle (?:of|with|split by) (?:shares|percentages|parts)\b", r"porcentajes en un circulo\b",
+                 r"pourcentages dans un cercle\b", r"prozente in einem kreis\b", r"percentuali in un cerchio\b",
+                 r"porcentagens em um circulo\b", r"percentages in een cirkel\b")
+_JOINED_DOTS = (r"(?:dots?|points?) (?:connected|joined|linked) (?:by|with) (?:a )?lines?\b",
+                r"puntos (?:unidos|conectados) (?:por|con) (?:una )?linea", r"points (?:relies|joints) par (?:une )?ligne",
+                r"punkte (?:verbunden|mit linien verbunden)", r"punti (?:collegati|uniti) da (?:una )?linea",
+                r"pontos (?:ligados|conectados) por (?:uma )?linha", r"punten verbonden (?:door|met) (?:een )?lijn")
+_LINE_EACH = (r"(?:a|one) line (?:for|per) (?:each|every)\b", r"una linea (?:por|para|per) cada\b",
+              r"une (?:ligne|courbe) (?:par|pour) (?:chaque|venue|produit)\b", r"eine linie (?:pro|je|fur)\b",
+              r"una linea per ogni\b", r"uma linha (?:por|para) cada\b", r"een lijn (?:per|voor elke?)\b")
+_OVER_TIME = (r"over (?:time|the years|the months|the weeks)\b", r"per (?:month|year|week)\b", r"by (?:month|year)\b",
+              r"a lo largo\b", r"au fil\b", r"im laufe\b", r"im zeitverlauf\b", r"nel corso\b", r"ao longo\b",
+              r"in de loop\b", r"por (?:mes|ano|año)\b", r"par (?:mois|an)\b", r"pro (?:monat|jahr)\b", r"per (?:maand|jaar)\b")
+_BOX_NOUNS = (r"box(?:es)?\b", r"cajas?\b", r"boites?\b", r"kasten\b", r"scatol\w*", r"caixas?\b", r"dozen\b",
+              r"doos\b", "箱")
+_SPREAD = (r"spread\b", r"range\b", r"variation\b", r"dispersion\b", r"whiskers?\b", r"antenn\w*", r"bigot\w*",
+           r"moustach\w*", r"baffi\b", r"bigode\w*", r"snor\w*", r"spreiding\b", r"streuung\b", "须", "ひげ")
+_TRIANGLE = (r"triangle\w*", r"triangul\w*", r"dreieck\w*", r"triangol\w*", r"driehoek\w*", "三角")
 _RING = (r"rings?\b", r"anillo\b", r"anneau\b", r"anello\b", r"anel\b", "环形", "リング")
 
 # (kind, charted, groups), first match wins: the specific shapes before the ones they contain
@@ -135,6 +165,16 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("choropleth", False, (_MAPS, _COLOURED)),
     ("word-cloud", False, (_WORDS, _SIZED)),
     ("box", True, (_QUARTILES,)),
+    ("box", True, (_BOX_NOUNS, _SPREAD)),
+    ("area", False, (_AREA, _FILLED)),
+    ("sunburst", False, (_CONCENTRIC, _CIRCLES)),
+    ("sunburst", False, (_RING, _LAYERS)),
+    ("radar", False, (_WEB,)),
+    ("radar", True, (_WEB_LIKE,)),
+    ("pie", False, (_SHARE_CIRCLE,)),
+    ("line", False, (_JOINED_DOTS,)),
+    ("line", False, (_LINE_EACH, _OVER_TIME)),
+    ("funnel", True, (_TRIANGLE,)),
     ("sunburst", False, (_PIES, _LAYERS)),
     ("funnel", False, (_STAGES,)),
     ("sankey", False, (_BANDS, _FLOWS)),
