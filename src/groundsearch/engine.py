@@ -462,4 +462,4 @@ def open_store(settings: Settings, dim: int, *, shared: bool = False) -> Store:
     from .store.sqlite import SQLiteStore
 
     return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max,
-                            shared=shared)
+                            hnsw_ef=settings.retrieval.hnsw_ef, shared=shared)

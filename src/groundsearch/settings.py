@@ -81,6 +81,9 @@ class RetrievalSettings(_Frozen):
     # Up to this many vectors the vector leg scans exactly (always full filtered pages, perfect recall);
     # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
     exact_vector_max: int = Field(default=200_000, ge=0)
+    # The HNSW graph's search beam (usearch's ef). None grows it with the live rows, ~1 per 1,000 rounded up
+    # to a power of two (1M chunks: 1024, recall@10 0.968 at 1M); see docs/scaling.md.
+    hnsw_ef: int | None = Field(default=None, ge=16, le=65_536)
     # Postgres only: BM25 from a tantivy index each worker derives from the change log ("local"), or inside
     # Postgres over the postings tables ("sql"). Chosen by measurement, see docs/scaling.md.
     pg_keyword_leg: Literal["local", "sql"] = "local"
@@ -363,6 +366,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "BLAS_THREADS": "retrieval.blas_threads",
         "DUPLICATE_THRESHOLD": "retrieval.duplicate_threshold",
         "EXACT_VECTOR_MAX": "retrieval.exact_vector_max",
+        "HNSW_EF": "retrieval.hnsw_ef",
         "PG_KEYWORD_LEG": "retrieval.pg_keyword_leg",
         "GATE_THRESHOLD": "retrieval.gate_threshold",
         "RERANKER": "retrieval.reranker",

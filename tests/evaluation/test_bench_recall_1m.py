@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, sweep_graph, sweep_store
+from groundsearch.evaluation.bench_recall_1m import build_graph, build_store, hybrid, sweep_graph, sweep_store
 from groundsearch.evaluation.recall_corpus import (
     derived_corpus, exact_truth, load_corpus, nn_profile, origin_subset, tie_aware_recall, write_corpus,
 )
@@ -117,3 +117,21 @@ def test_origin_subset_keeps_whole_neighbourhoods_and_recomputes_truth(tmp_path:
     assert np.allclose((sub["vectors"] @ rows.T).max(axis=1), 1.0, atol=1e-5)  # rows of the full corpus, unchanged
     ids, scores = exact_truth(sub["vectors"], queries)
     assert np.array_equal(sub["truth_ids"], ids) and np.allclose(sub["truth_scores"], scores)
+
+
+def test_hybrid_times_the_stores_graph_beside_a_baseline_graph_in_the_same_store(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    real = _clustered(rng, 300)
+    rows, origin = derived_corpus(real, 1_200, sigma=0.02, seed=0)
+    texts = [f"text of real row {i}" for i in range(len(real))]
+    write_corpus(tmp_path, rows, origin, _clustered(rng, 12), texts, {"rows": 1_200, "real_rows": 300})
+    build_store(tmp_path, exact_max=500)
+    build_graph(tmp_path, exact_max=500, connectivity=16, expansion_add=64, graph_dir="graph-old")
+    out = hybrid(tmp_path, None, baseline="graph-old", baseline_ef=16, exact_max=500,
+                 texts=[f"real row {i}" for i in range(12)])
+    assert out["queries"] == 12
+    assert (out["store"]["connectivity"], out["baseline"]["connectivity"]) == (32, 16)
+    assert out["store"]["ef"] == 128 and out["baseline"]["ef"] == 16
+    assert out["store"]["recall_at_10"] >= 0.95  # ef 128 over 1,200 rows covers nearly everything
+    assert 0.0 < out["baseline"]["recall_at_10"] <= 1.0  # at 1,200 rows either graph may be exact: no order
+    assert out["store"]["hybrid"]["p50_ms"] > 0 and out["ratio_p95_hybrid_store_over_baseline"] > 0

@@ -181,3 +181,13 @@ def test_no_prose_sentence_is_a_bare_title_heading_table_row_or_code_line(demo_e
 def test_the_gate_passes_on_topic_aggregates_and_flags_off_topic_ones(demo_engine, query, low):
     response = demo_engine.search(SearchRequest(query=query))
     assert any(r.kind == "low-confidence" for r in response.structured_results) is low, response.diagnostics.plan
+
+
+def test_a_factoid_about_the_product_is_answered_from_its_readme(demo_engine: Engine) -> None:
+    # issue 11 demo defect: "Default embedding model: all-MiniLM-L6-v2" in the README abstained (a lower-case
+    # model name, a sentence-opening "Settings" as its rival, the README's own title read as a relation)
+    response = demo_engine.search(SearchRequest(query="What is the default embedding model of groundsearch?"))
+    first = response.prose.sentences[0]
+    assert first.text == "Answer: all-MiniLM-L6-v2."
+    cited = demo_engine.store.chunks(list(first.citations))
+    assert any("all-MiniLM-L6-v2" in view.chunk.text for view in cited.values())

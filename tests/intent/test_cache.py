@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,23 @@ def test_key_normalises_text_and_separates_hints_domains():
     assert cache_key("latest ai", None, DOMAINS) != cache_key("latest ai", Hints(format="table"), DOMAINS)
     assert cache_key("latest ai", None, DOMAINS) != cache_key("latest ai", None, ("docs",))
     assert INTENT_SCHEMA_VERSION  # part of every key (a schema change never serves a stale shape)
+
+
+def test_key_changes_when_the_reader_changes(tmp_path, monkeypatch):
+    """An upgraded lexicon must not be answered by readings of the old one still in a shared Redis."""
+    from groundsearch.query.intent import cache as cache_module
+
+    package = Path(cache_module.__file__).parent
+    for name in ("lexicon.py", "format_model.npz"):
+        (tmp_path / name).write_bytes((package / name).read_bytes())
+    before = cache_module.reader_fingerprint(tmp_path)
+    assert before == cache_module.reader_fingerprint(tmp_path)
+    (tmp_path / "lexicon.py").write_bytes((package / "lexicon.py").read_bytes() + b"# one more word\n")
+    after = cache_module.reader_fingerprint(tmp_path)
+    assert after != before
+    key = cache_key("latest ai", None, DOMAINS)
+    monkeypatch.setattr(cache_module, "_fingerprint", lambda: after)
+    assert cache_key("latest ai", None, DOMAINS) != key
 
 
 def test_memory_cache_lru_and_ttl():

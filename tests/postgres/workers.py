@@ -16,8 +16,13 @@ DIM = 32
 SHARED_IDS = 12  # ids every writer keeps replacing: concurrent replacement of the same items
 
 
+MIN_ROUNDS = 11  # each worker's floor however slow the machine is: the soak's verdict never rests on its speed
+
+
 def writer(dsn: str, wid: int, seconds: float, out: Any) -> None:
-    """Insert new items, replace own and shared ones, delete some; report the final state it expects."""
+    """Insert new items, replace own and shared ones, delete some; report the final state it expects.
+
+    Runs for ``seconds`` and at least :data:`MIN_ROUNDS` batches."""
     from groundsearch.store.postgres import PostgresStore
 
     rng = np.random.default_rng(wid)
@@ -28,7 +33,7 @@ def writer(dsn: str, wid: int, seconds: float, out: Any) -> None:
         store = PostgresStore.open(dsn, dim=DIM, pool_size=2)
         deadline = time.monotonic() + seconds
         k = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline or batches < MIN_ROUNDS:
             batch = []
             for _ in range(int(rng.integers(1, 6))):
                 item_id = f"w{wid}-{k}"
@@ -58,7 +63,9 @@ def writer(dsn: str, wid: int, seconds: float, out: Any) -> None:
 
 
 def reader(dsn: str, rid: int, seconds: float, out: Any) -> None:
-    """Search and hydrate continuously; every item seen must be whole (all chunks, every chunk a vector)."""
+    """Search and hydrate continuously; every item seen must be whole (all chunks, every chunk a vector).
+
+    Runs for ``seconds`` and at least :data:`MIN_ROUNDS` rounds."""
     from groundsearch.store.postgres import PostgresStore
 
     rng = np.random.default_rng(100 + rid)
@@ -67,7 +74,7 @@ def reader(dsn: str, rid: int, seconds: float, out: Any) -> None:
     try:
         store = PostgresStore.open(dsn, dim=DIM, pool_size=2)
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and len(errors) < 20:
+        while (time.monotonic() < deadline or reads < MIN_ROUNDS) and len(errors) < 20:
             query = " ".join(rng.choice(WORDS, size=3))
             vector = rng.standard_normal(DIM).astype(np.float32)
             pages = [store.keyword_search(query, SearchFilter(), 10),

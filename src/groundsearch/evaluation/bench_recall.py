@@ -8,7 +8,8 @@ The corpus is every chunk vector stored in the finished eval caches (SciFact, Mu
 MiniLM vectors here). ``--copies N`` adds N−1 perturbed copies of each (Gaussian noise of ``--sigma`` per
 dimension, renormalised), the issue's "replicated with perturbation" — those extra rows are *derived* from
 real vectors, not real texts, and the output says how many of each there are. The graph uses the store's own
-parameters (``store/vectors.py``: connectivity 16, expansion_add 64); the store searches with ef 128.
+parameters of sessions 3–4 (connectivity 16, expansion_add 64; the store searched with ef 128). The store now
+builds connectivity 32 / expansion_add 200 and widens ef with the row count (``store/vectors.py``).
 """
 
 from __future__ import annotations

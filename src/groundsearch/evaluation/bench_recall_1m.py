@@ -31,12 +31,13 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .bench_store import _timing, time_hybrid
+from .bench_store import _timing
 from .recall_corpus import SAMPLE, load_corpus, real_queries, sample_queries as _sample, tie_aware_recall
 
 __all__ = ["build_graph", "build_store", "sweep", "sweep_graph", "sweep_store"]
@@ -98,8 +99,8 @@ def _vector_index(root: Path, vectors: np.ndarray, exact_max: int, graph_dir: st
 
 def build_graph(root: Path, exact_max: int = 200_000, *, connectivity: int | None = None,
                 expansion_add: int | None = None, graph_dir: str = "graph") -> dict[str, Any]:
-    """The graph as the store builds it (``VectorIndex.ensure_graph``: int8, connectivity 16, expansion_add 64,
-    every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it.
+    """The graph as the store builds it (``VectorIndex.ensure_graph``: int8, the store's connectivity and
+    expansion_add, every core) and saves it (``checkpoint``), without the SQLite rows and keyword index around it.
 
     ``connectivity`` / ``expansion_add`` build the same int8 inner-product graph with other knobs (a candidate
     default), saved by the same ``checkpoint`` under ``graph_dir`` so the sweep restores it the store's way."""
@@ -235,28 +236,88 @@ def _key_to_row(store):  # noqa: ANN001, ANN202
     return lambda key: int(key) + shift
 
 
-def hybrid(root: Path, ef: int | None, depth: int = 100) -> dict[str, Any]:
-    """Keyword + vector (depth 100 each, concurrently) + RRF + hydrate, as ``bench --suite scaling`` times it."""
+def _baseline_graph(root: Path, graph_dir: str, store):  # noqa: ANN001, ANN202
+    """A graph saved by ``build-graph`` (keys = row + 1), checked to index exactly the store's rows."""
+    from ..store.vectors import _read_state, _restore_verified
+
+    graph, problem = _restore_verified(root / graph_dir / "hnsw.usearch", _read_state(root / graph_dir), DIM)
+    assert problem is None, f"{graph_dir}: {problem}"
+    live = store._vectors.live
+    assert len(graph) == live, f"{graph_dir} holds {len(graph):,} rows, the store {live:,}"
+    assert _key_to_row(store)(1) == 0, "the store's chunk keys are not row + 1, so the saved graph's keys do not match"
+    return graph
+
+
+def _timed_into(sink: list[float], fn: Callable[[], Any]) -> Any:
+    started = time.perf_counter()
+    out = fn()
+    sink.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def hybrid(root: Path, ef: int | None, depth: int = 100, *, baseline: str | None = None, baseline_ef: int = 128,
+           exact_max: int = 200_000, texts: list[str] | None = None) -> dict[str, Any]:
+    """Keyword + vector (depth 100 each, concurrently) + RRF + hydrate, as ``bench --suite scaling`` times it, and
+    the recall@10 of the store's own ``vector_search`` at limit 10, per graph setting in the same run.
+
+    ``baseline``: a graph directory saved by ``build-graph`` (the old store default is ``graph``); it is swapped
+    into the same open store at ``baseline_ef`` query by query, alternating which setting runs first, so the two
+    settings share the keyword index, the machine load and everything else."""
+    from ..types import SearchFilter
+    from .bench_store import hybrid_page
+
     corpus = load_corpus(root)
-    texts, _ = real_queries(Path("../shared/datasets"))
-    store, open_s = _open_store(root)
-    graph = store._vectors._hnsw
-    default_ef = graph.expansion_search
-    if ef is not None:
-        graph.expansion_search = ef
+    texts = texts or real_queries(Path("../shared/datasets"))[0]  # the texts of the query vectors, in order
+    store, open_s = _open_store(root, exact_max)
+    index = store._vectors
+    own = index._hnsw
+    own.expansion_search = ef or own.expansion_search
+    settings = {"store": (own, own.expansion_search)}
+    if baseline:
+        settings["baseline"] = (_baseline_graph(root, baseline, store), baseline_ef)
+        settings["baseline"][0].expansion_search = baseline_ef
     matrix = np.ascontiguousarray(corpus["vectors"])  # the numpy yardstick scans the same 1M rows in RAM
     load_before = os.getloadavg()[0]
-    pairs = [(texts[j], corpus["queries"][j]) for j in _sample(len(texts))]
+    pick = _sample(len(texts))
+    f = SearchFilter()
+    key_row = _key_to_row(store)
+    times: dict[str, dict[str, list[float]]] = {name: {"hybrid": [], "vector": [], "recall": []} for name in settings}
+    numpy_ms: list[float] = []
     try:
-        hybrid_ms, numpy_ms, kw_ms, vec_ms = time_hybrid(store, pairs, matrix, depth)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for turn, j in enumerate(pick):
+                text, q = texts[j], corpus["queries"][j]
+                order = list(settings) if turn % 2 == 0 else list(reversed(settings))
+                for name in order:
+                    index._hnsw, got = settings[name][0], times[name]
+                    assert _timed_into(got["hybrid"], lambda: hybrid_page(store, pool, text, q, f, depth))
+                    _timed_into(got["vector"], lambda: store.vector_search(q, f, depth))
+                    rows = [key_row(k) for k, _ in store.vector_search(q, f, 10).hits]
+                    got["recall"].append(tie_aware_recall(_row_scores(corpus["vectors"], rows, q),
+                                                          float(corpus["truth_scores"][j, 9])))
+                # the bare exact scan: a yardstick for machine load
+                _timed_into(numpy_ms, lambda: np.argpartition(-(matrix @ q), depth)[:depth])
+        index._hnsw = own
+        kw_ms: list[float] = []
+        for j in pick:
+            _timed_into(kw_ms, lambda: store.keyword_search(texts[j], f, depth))
     finally:
-        graph.expansion_search = default_ef
+        index._hnsw = own
         store.close()
-    return {"ef": ef or default_ef, "queries": len(hybrid_ms), "open_seconds": round(open_s, 1),
-            "hybrid": _timing(hybrid_ms), "keyword_leg": _timing(kw_ms), "vector_leg": _timing(vec_ms),
-            "numpy_exact_1m": _timing(numpy_ms),
-            "ratio_p95_hybrid_over_numpy": round(float(np.percentile(hybrid_ms, 95) / np.percentile(numpy_ms, 95)), 3),
-            "load_before": load_before, "load_after": os.getloadavg()[0]}
+    out: dict[str, Any] = {"queries": len(pick), "open_seconds": round(open_s, 1), "keyword_leg": _timing(kw_ms),
+                           "numpy_exact_1m": _timing(numpy_ms)}
+    for name, (graph, graph_ef) in settings.items():
+        got = times[name]
+        out[name] = {"graph": baseline if name == "baseline" else "the store's own", "ef": graph_ef,
+                     "connectivity": graph.connectivity, "recall_at_10": round(statistics.fmean(got["recall"]), 4),
+                     "hybrid": _timing(got["hybrid"]), "vector_leg": _timing(got["vector"]),
+                     "ratio_p95_hybrid_over_numpy": round(float(np.percentile(got["hybrid"], 95)
+                                                                / np.percentile(numpy_ms, 95)), 3)}
+    if baseline:
+        out["ratio_p95_hybrid_store_over_baseline"] = round(out["store"]["hybrid"]["p95_ms"]
+                                                            / out["baseline"]["hybrid"]["p95_ms"], 3)
+    out.update(load_before=load_before, load_after=os.getloadavg()[0])
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -267,11 +328,15 @@ def main(argv: list[str] | None = None) -> None:
                                             "sweep-pg", "hybrid"])
     parser.add_argument("--dir", type=Path, required=True)
     parser.add_argument("--ef", type=int, nargs="*", help="ef values to sweep (hybrid: the one ef to run at)")
-    parser.add_argument("--connectivity", type=int, help="build-graph: usearch connectivity (store: 16)")
-    parser.add_argument("--expansion-add", type=int, help="build-graph: usearch expansion_add (store: 64)")
+    parser.add_argument("--connectivity", type=int, help="build-graph: usearch connectivity (store: 32)")
+    parser.add_argument("--expansion-add", type=int, help="build-graph: usearch expansion_add (store: 200)")
     parser.add_argument("--graph", default="graph", help="build-/sweep-graph: graph directory under --dir")
     parser.add_argument("--exact-max", type=int, default=200_000,
                         help="build-/sweep-graph: the store's exact_vector_max (below it the store keeps no graph)")
+    parser.add_argument("--baseline", help="hybrid: a graph directory under --dir to time beside the store's own "
+                        "(graph: the old default, connectivity 16 / expansion_add 64)")
+    parser.add_argument("--baseline-ef", type=int, default=128,
+                        help="hybrid: the baseline graph's ef (old default 128)")
     args = parser.parse_args(argv)
     if args.command == "build-graph":
         out = build_graph(args.dir, args.exact_max, connectivity=args.connectivity, expansion_add=args.expansion_add,
@@ -288,7 +353,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "sweep-pg":
         out = sweep_pg(args.dir, tuple(args.ef) if args.ef else PG_EF_SWEEP)
     else:
-        out = hybrid(args.dir, args.ef[0] if args.ef else None)
+        out = hybrid(args.dir, args.ef[0] if args.ef else None, baseline=args.baseline,
+                     baseline_ef=args.baseline_ef)
     print(json.dumps(out, indent=2))
 
 

@@ -321,7 +321,8 @@ def _read_only_engine(settings: Settings, embedder: Embedder) -> Any:
     from ..store.sqlite import SQLiteStore
 
     store = SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim,
-                             exact_vector_max=settings.retrieval.exact_vector_max, read_only=True)
+                             exact_vector_max=settings.retrieval.exact_vector_max,
+                             hnsw_ef=settings.retrieval.hnsw_ef, read_only=True)
     if store.meta_get("entities_format") != str(ENTITY_FORMAT) or store.meta_get("embedder") is None:
         store.close()
         return None

@@ -103,10 +103,11 @@ class SQLiteStore:
 
     @classmethod
     def open(cls, data_dir: Path, dim: int, *, exact_vector_max: int = 200_000, read_only: bool = False,
-             shared: bool = False) -> SQLiteStore:
+             shared: bool = False, hnsw_ef: int | None = None) -> SQLiteStore:
         """Open (creating if needed) the store in ``data_dir`` and bring its derived indexes up to date.
 
-        ``shared``: when another process owns the indexes, open as a log writer instead of failing."""
+        ``shared``: when another process owns the indexes, open as a log writer instead of failing.
+        ``hnsw_ef``: the graph's search beam (None: grows with the live rows, ``vectors.search_ef``)."""
         data_dir = Path(data_dir)
         if dim <= 0:
             raise InvalidInput(f"vector dimension must be positive, got {dim}")
@@ -125,7 +126,7 @@ class SQLiteStore:
             keyword = KeywordIndex.open(data_dir / "keyword", writable=False)
         try:
             conn = _connect(db_path, dim, read_only)
-            vectors = VectorIndex(dim, exact_vector_max, data_dir / "vectors")
+            vectors = VectorIndex(dim, exact_vector_max, data_dir / "vectors", ef=hnsw_ef)
             store = cls(data_dir, dim, conn, keyword, vectors, read_only, owner)
             with store._lock:
                 store._derived.load_vectors()

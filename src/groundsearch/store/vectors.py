@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 from ..types import STATUSES, SearchFilter
 
-__all__ = ["NO_DATE", "VectorIndex", "VectorRows", "exact_search"]
+__all__ = ["NO_DATE", "VectorIndex", "VectorRows", "exact_search", "search_ef"]
 
 log = logging.getLogger("groundsearch.store")
 
@@ -51,9 +51,17 @@ _FORMAT = 2
 # random unit vectors every graph index does poorly (~0.5), which is why exact search is used up to
 # ``exact_max``.
 _DTYPE = "i8"
-_CONNECTIVITY = 16
-_EXPANSION_ADD = 64
+# Build knobs for new graphs (usearch keeps connectivity in the file, so a graph built with older knobs keeps
+# its own). At 1M real-derived MiniLM vectors connectivity 16 / expansion_add 64 topped out at recall@10 0.88
+# whatever the ef; 32 / 200 reach 0.951 at ef 512 and 0.968 at ef 1024, for ~3.4x the build CPU
+# (BENCHMARKS.md issue 15, docs/scaling.md).
+_CONNECTIVITY = 32
+_EXPANSION_ADD = 200
+# The search beam grows with the graph: one slot per _ROWS_PER_EF live rows, rounded up to a power of two
+# and held in [_EXPANSION_SEARCH, _MAX_EF] (1M rows -> 1024, the measured 0.968; 200k -> 256).
 _EXPANSION_SEARCH = 128
+_ROWS_PER_EF = 1_000
+_MAX_EF = 4_096
 _MIN_CANDIDATES = 100
 _SAVE_EVERY = 20_000  # unsaved HNSW changes before a checkpoint; a crash replays at most this from the log
 
@@ -75,9 +83,10 @@ class VectorRows:
 class VectorIndex:
     """Chunk vectors in memory (the truth is SQLite), with an optional persisted HNSW graph."""
 
-    def __init__(self, dim: int, exact_max: int, directory: Path | None) -> None:
+    def __init__(self, dim: int, exact_max: int, directory: Path | None, ef: int | None = None) -> None:
         self.dim = dim
         self.exact_max = exact_max
+        self.ef = ef  # the graph's search beam; None grows it with the live rows (search_ef)
         self.directory = directory
         self.applied_seq = 0
         self._saved_seq: int | None = None  # seq of the graph file on disk, if there is one
@@ -101,6 +110,7 @@ class VectorIndex:
         self._coll_codes: dict[str, int] = {}
         self._tenant_codes: dict[str, int] = {}
         self._hnsw: HNSW | None = None  # usearch is imported only when a graph is built or restored
+        self._ef = 0  # the beam last given to the graph
         self._unsaved = 0
         # Rows are in key order until a vector arrives for an older chunk (the background embedder filling a
         # pending one); key look-ups then go through a sorted permutation, rebuilt after each such batch
@@ -152,6 +162,7 @@ class VectorIndex:
         if self._hnsw is not None:
             self._hnsw.add(rows.keys.astype(np.uint64), rows.vectors, threads=0)
             self._unsaved += m
+            self._set_ef(self._hnsw, fresh=False)
 
     def remove(self, keys: Sequence[int]) -> None:
         rows = self._rows_of(np.asarray(keys, dtype=np.int64))
@@ -163,6 +174,7 @@ class VectorIndex:
         if self._hnsw is not None:
             self._hnsw.remove(self._keys[rows].astype(np.uint64))
             self._unsaved += len(rows)
+            self._set_ef(self._hnsw, fresh=False)
         if self._dead > 1024 and self._dead * 4 > self._n:
             self._compact()
 
@@ -208,6 +220,7 @@ class VectorIndex:
         )
         if len(live):
             graph.add(self._keys[live].astype(np.uint64), self._matrix[live], threads=0)
+        self._set_ef(graph)
         self._hnsw = graph
         self._unsaved = len(live)
 
@@ -258,6 +271,7 @@ class VectorIndex:
             rows = rows[self._alive[rows]]
             if len(rows):
                 graph.add(self._keys[rows].astype(np.uint64), self._matrix[rows], threads=0)
+        self._set_ef(graph)
         self._hnsw = graph
         if len(graph) != self.live:  # a graph that disagrees with the truth is rebuilt, never trusted
             self._build_hnsw()
@@ -282,6 +296,14 @@ class VectorIndex:
         self._saved_seq = self.applied_seq
         self._unsaved = 0
 
+    def _set_ef(self, graph: HNSW, *, fresh: bool = True) -> None:
+        """Give ``graph`` the beam for the current size; on a write only when the size crossed a step, so a
+        beam set on purpose (a bench sweeping ef) stays until the default itself changes."""
+        ef = self.ef or search_ef(self.live)
+        if fresh or ef != self._ef:
+            graph.expansion_search = ef
+        self._ef = ef
+
     # ---------------------------------------------------------------------------------------- reads
 
     def mask(
@@ -294,9 +316,9 @@ class VectorIndex:
         n = self._n
         m = self._alive[:n].copy()
         codes = [_STATUS_CODE[s] for s in f.statuses if s in _STATUS_CODE]
-        m &= np.isin(self._status[:n], codes)
+        m &= _in_codes(self._status[:n], codes)
         if f.collections:
-            m &= np.isin(self._coll[:n], [self._coll_codes[c] for c in f.collections if c in self._coll_codes])
+            m &= _in_codes(self._coll[:n], [self._coll_codes[c] for c in f.collections if c in self._coll_codes])
         if f.date_from is not None:
             m &= self._date[:n] >= f.date_from.toordinal()
         if f.date_to is not None:
@@ -376,6 +398,17 @@ def exact_search(
     return keys[top].copy(), scores[top].astype(np.float32)
 
 
+def _in_codes(values: np.ndarray, codes: Sequence[int]) -> np.ndarray:
+    """``np.isin(values, codes)`` for a handful of codes. isin sorts: 24 ms per query over 1M rows under load,
+    most of the vector leg's time above the graph search, against ~0.1 ms per code for a comparison."""
+    if len(codes) > 8:
+        return np.isin(values, codes)
+    out = np.zeros(len(values), dtype=bool)
+    for code in codes:
+        out |= values == code
+    return out
+
+
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest scores, best first.
 
@@ -419,9 +452,15 @@ def _restore_verified(path: Path, state: dict, dim: int) -> tuple[HNSW | None, s
     if graph is None or graph.ndim != dim:
         return None, "holds a graph of another shape"
     # the saved file keeps the graph, not these two knobs: restored as is, usearch's defaults (search 64,
-    # add 128) would replace the store's in every reopened process
+    # add 128) would replace the store's in every reopened process (the caller sets the search beam for its size)
     graph.expansion_search, graph.expansion_add = _EXPANSION_SEARCH, _EXPANSION_ADD
     return graph, None
+
+
+def search_ef(live: int) -> int:
+    """The default search beam for a graph over ``live`` rows (see ``_ROWS_PER_EF``)."""
+    want = max(1, -(-live // _ROWS_PER_EF))
+    return min(_MAX_EF, max(_EXPANSION_SEARCH, 1 << (want - 1).bit_length()))
 
 
 def _read_state(directory: Path) -> dict:

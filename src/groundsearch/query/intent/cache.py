@@ -2,8 +2,10 @@
 
 In-process by default (an LRU with TTL from ``cachetools``); Redis when ``settings.redis_url`` is set, so
 API workers share it. Keys carry :data:`~groundsearch.types.INTENT_SCHEMA_VERSION` and the configured
-domain names, so a schema or domain change can never serve a stale shape, and the caller's scope (its tenant), so
-one tenant never sees another's request as a hit.
+domain names, so a schema or domain change can never serve a stale shape, the fingerprint of the intent reader's
+own files (rules, lexicons, the classifier's weights), so an upgrade never serves a reading of the old rules from a
+shared Redis until its TTL runs out, and the caller's scope (its tenant), so one tenant never sees another's request
+as a hit.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
 from typing import Protocol
 
 from cachetools import TTLCache
@@ -33,6 +37,20 @@ def normalise(query: str) -> str:
     return text.rstrip(" ?!.")
 
 
+_READER_FILES = ("*.py", "*.json", "*.jsonl", "*.npz")
+
+
+def reader_fingerprint(package: Path = Path(__file__).parent) -> str:
+    """A digest of every file the intent reader is made of; the package version does not move between builds."""
+    digest = hashlib.sha256()
+    for path in sorted(p for pattern in _READER_FILES for p in package.glob(pattern)):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+_fingerprint = cache(reader_fingerprint)
+
+
 def cache_key(query: str, hints: Hints | None, domains: Sequence[str], scope: str = "") -> str:
     """The entry of ``query`` for callers of ``scope``. An intent is built from the text alone, but one cache for
     every tenant reported (and answered faster) a hit when another tenant had asked the same thing."""
@@ -43,6 +61,7 @@ def cache_key(query: str, hints: Hints | None, domains: Sequence[str], scope: st
             "h": hints.model_dump(mode="json") if hints else None,
             "d": list(domains),
             "v": INTENT_SCHEMA_VERSION,
+            "r": _fingerprint(),
         },
         sort_keys=True,
     )

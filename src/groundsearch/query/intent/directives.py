@@ -299,7 +299,8 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         if found and found[2] == "chart":
             # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
             floor = hits[-1][1] if hits else 0
-            named = kinds.open_kind_start(tokens, found[0], found[1], floor, _NOT_KIND_WORDS)
+            said = [text[m.start():m.end()] for m in matches]
+            named = kinds.open_kind_start(tokens, said, found[0], found[1], floor, _NOT_KIND_WORDS)
             if named is not None:
                 found = (named, found[1], "chart:other")
         if found:

@@ -131,14 +131,25 @@ _VERB_OBJECTS = frozenset("the them it this these those all each every my our yo
 MAX_NAME_TOKENS = 3
 
 
-def _named(tok: str, stop: Collection[str]) -> bool:
-    return tok.isalpha() and len(tok) >= 3 and tok not in stop and tok not in looks.NOT_KINDS
+# Abstract nouns name what a chart is about ("an adoption chart", "a cadence chart", "a retrieval chart"); the
+# names of chart kinds are things one can see (lollipop, violin, candlestick, fishbone, slope, hive).
+_ABSTRACT = re.compile(r"(?:tion|sion|ment|ance|ence|ity|ness|ics|ism|ship|ing|ogy|(?<!radi)(?<!spir)(?<!di)al)$")
 
 
-def open_kind_start(tokens: Sequence[str], start: int, end: int, floor: int, stop: Collection[str]) -> int | None:
+def _named(tok: str, said: str, stop: Collection[str]) -> bool:
+    """``tok`` (folded) may name a kind: ``said`` is how the user wrote it, and an acronym or a CamelCase name
+    ("ICLR", "LangChain") is the data, not a kind; a capitalised word ("Voronoi") may be either."""
+    if not tok.isalpha() or len(tok) < 3 or tok in stop or tok in looks.NOT_KINDS or _ABSTRACT.search(tok):
+        return False
+    return not (said.isupper() or any(c.isupper() for c in said[1:]))
+
+
+def open_kind_start(tokens: Sequence[str], said: Sequence[str], start: int, end: int, floor: int,
+                    stop: Collection[str]) -> int | None:
     """Where a kind name the lexicon lacks begins, in front of the bare chart word ``tokens[start:end]``
     ("stem and leaf plot", "hive plot"), or None. ``floor``: the first token no earlier match holds;
-    ``stop``: the reader's articles, verbs and prepositions, which never name a kind."""
+    ``said``: the tokens as the user wrote them; ``stop``: the reader's articles, verbs and prepositions, which
+    never name a kind."""
     if end - start != 1 or tokens[start] not in _OPEN_NOUNS:
         return None
     if end < len(tokens) and tokens[end] in _VERB_OBJECTS:
@@ -146,9 +157,9 @@ def open_kind_start(tokens: Sequence[str], start: int, end: int, floor: int, sto
     first = None
     j = start - 1
     while j >= floor and start - j <= MAX_NAME_TOKENS + 1:
-        if _named(tokens[j], stop):
+        if _named(tokens[j], said[j], stop):
             first = j
-        elif not (tokens[j] == "and" and first == j + 1 and j > floor and _named(tokens[j - 1], stop)):
+        elif not (tokens[j] == "and" and first == j + 1 and j > floor and _named(tokens[j - 1], said[j - 1], stop)):
             break
         j -= 1
     return first
