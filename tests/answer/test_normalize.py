@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from groundsearch.answer.normalize import normalize, theme_counts
 from groundsearch.query.gate import GateOutcome
 from groundsearch.types import Intent
@@ -82,3 +84,17 @@ def test_low_confidence_comes_first_and_broader_results_still_shown() -> None:
 
 def test_default_format_has_no_structured_results() -> None:
     assert normalize(Intent(), HITS, SPECS) == []
+
+
+@pytest.mark.parametrize("fmt", ["table", "timeline", "graph"])
+def test_an_asked_shape_with_no_evidence_says_why_it_is_absent(fmt: str) -> None:
+    """A table asked of an empty result set came back as nothing at all: the wish dropped without a word."""
+    [notice] = normalize(Intent(format=fmt), (), SPECS)
+    assert notice.kind == "unsupported-format" and notice.requested == fmt and notice.substitute == "none"
+    assert "no stored results matched" in notice.reason
+    gated = normalize(Intent(format=fmt), (), SPECS, gate=GateOutcome(0.12, 0.3, passed=False))
+    assert [r.kind for r in gated] == ["low-confidence", "unsupported-format"]
+
+
+def test_no_evidence_and_no_shape_asked_stays_empty() -> None:
+    assert normalize(Intent(), (), SPECS) == []

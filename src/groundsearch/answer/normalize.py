@@ -24,6 +24,7 @@ from ..types import (
     Intent,
     LowConfidenceResult,
     TableResult,
+    UnsupportedFormatResult,
 )
 from .charts import chart_results, timeline
 from .facts import display_name, theme_counts
@@ -111,6 +112,10 @@ def normalize(
         out.extend(chart_results(intent, hits, specs, topic))
         return out
     if not hits:
+        if intent.format in ("table", "timeline", "graph"):  # the wish is answered, if only by saying why not
+            out.append(UnsupportedFormatResult(
+                requested=intent.format, substitute="none",
+                reason=f"no stored results matched, so there is nothing to put in a {intent.format}"))
         return out
     about = f" — {topic}" if topic else ""
     if intent.format == "table":
