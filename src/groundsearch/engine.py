@@ -458,7 +458,8 @@ def open_store(settings: Settings, dim: int, *, shared: bool = False) -> Store:
             raise ConfigError("GROUNDSEARCH_DATABASE_URL must be a postgresql:// URL or a libpq 'key=value' string")
         from .store.postgres import PostgresStore
 
-        return PostgresStore.open(settings.database_url, dim=dim, keyword_leg=settings.retrieval.pg_keyword_leg)
+        return PostgresStore.open(settings.database_url, dim=dim, keyword_leg=settings.retrieval.pg_keyword_leg,
+                                  hnsw_ef=settings.retrieval.hnsw_ef)
     from .store.sqlite import SQLiteStore
 
     return SQLiteStore.open(settings.data_dir / "store", dim=dim, exact_vector_max=settings.retrieval.exact_vector_max,

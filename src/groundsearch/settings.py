@@ -82,7 +82,8 @@ class RetrievalSettings(_Frozen):
     # above it an HNSW graph answers unfiltered queries. Chosen by measurement, see BENCHMARKS.md.
     exact_vector_max: int = Field(default=200_000, ge=0)
     # The HNSW graph's search beam (usearch's ef). None grows it with the live rows, ~1 per 1,000 rounded up
-    # to a power of two (1M chunks: 1024, recall@10 0.968 at 1M); see docs/scaling.md.
+    # to a power of two (1M chunks: 1024, recall@10 0.968 at 1M); see docs/scaling.md. On Postgres it is the
+    # floor of hnsw.ef_search (None: the rows asked for; pgvector caps it at 1000, where 1M reaches 0.950).
     hnsw_ef: int | None = Field(default=None, ge=16, le=65_536)
     # Postgres only: BM25 from a tantivy index each worker derives from the change log ("local"), or inside
     # Postgres over the postings tables ("sql"). Chosen by measurement, see docs/scaling.md.

@@ -112,3 +112,22 @@ def test_half_filtered_query_walks_the_hnsw_index_iteratively(ann_store, monkeyp
     got = item_ids(store, [h for p in pages for h in p.hits])
     assert len(set(got) & set(truth)) >= 36
     assert not set(got) & {f"v{i}" for i in range(0, N, 10)}
+
+
+def test_the_ef_floor_reaches_every_ann_query(ann_store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``retrieval.hnsw_ef`` on Postgres: the beam 1M rows need for recall@10 0.95 (ef_search 1000), capped."""
+    import groundsearch.store.postgres as pg
+    from groundsearch.store.pg_vector import ann_settings
+
+    assert dict(ann_settings(11))["hnsw.ef_search"] == "40"
+    assert dict(ann_settings(11, 1000))["hnsw.ef_search"] == "1000"
+    assert dict(ann_settings(11, 5000))["hnsw.ef_search"] == "1000"  # pgvector's maximum
+    assert dict(ann_settings(300, 128))["hnsw.ef_search"] == "300"  # a floor never narrows the beam
+
+    store, _, vectors = ann_store
+    monkeypatch.setattr(pg, "EXACT_MAX_CANDIDATES", 100)
+    seen: list[tuple[int, int | None]] = []
+    monkeypatch.setattr(pg, "ann_settings", lambda n, floor=None: seen.append((n, floor)) or ann_settings(n, floor))
+    monkeypatch.setattr(store, "hnsw_ef", 640)
+    page = store.vector_search(vectors[3], SearchFilter(), 10)
+    assert len(page.hits) == 10 and seen == [(11, 640)]

@@ -56,9 +56,12 @@ SELECT pk, 1 - distance AS score FROM ann ORDER BY distance, pk LIMIT %(lim)s OF
 """
 
 
-def ann_settings(n_rows: int) -> list[tuple[str, str]]:
-    """``set_config`` pairs (transaction-local) for one ANN query needing ``n_rows`` rows."""
-    ef = max(EF_SEARCH_MIN, min(EF_SEARCH_MAX, n_rows))
+def ann_settings(n_rows: int, ef_floor: int | None = None) -> list[tuple[str, str]]:
+    """``set_config`` pairs (transaction-local) for one ANN query needing ``n_rows`` rows.
+
+    ``ef_floor`` (``retrieval.hnsw_ef``) raises the beam for every query: at 1M rows recall@10 reaches 0.95 only
+    at ef_search 1000, pgvector's maximum, where the vector leg costs ~6× the default's (BENCHMARKS.md, issue 15)."""
+    ef = max(EF_SEARCH_MIN, min(EF_SEARCH_MAX, max(n_rows, ef_floor or 0)))
     return [
         ("hnsw.ef_search", str(ef)),
         ("hnsw.iterative_scan", "relaxed_order"),

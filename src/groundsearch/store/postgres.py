@@ -59,14 +59,16 @@ class PostgresStore:
         # "sql": BM25 over the postings tables inside Postgres (pg_keyword.py)
         self.keyword_leg = keyword_leg
         self.local_keyword = LocalKeywordLeg(self._run, dsn, keyword_dir) if keyword_leg == "local" else None
+        self.hnsw_ef: int | None = None  # the floor of hnsw.ef_search (retrieval.hnsw_ef); open() sets it
 
     # ---- lifecycle ------------------------------------------------------------------------------
     @classmethod
     def open(cls, dsn: str, dim: int, *, pool_size: int = 4, migrate: bool = True, keyword_leg: KeywordLeg = "local",
-             keyword_dir: Path | None = None) -> PostgresStore:
+             keyword_dir: Path | None = None, hnsw_ef: int | None = None) -> PostgresStore:
         """Connect, migrate (unless ``migrate=False``), check the schema and the vector dimension.
         ``keyword_leg`` picks the BM25 implementation; ``keyword_dir`` holds the local one's index (default: a
-        fresh temporary directory, removed on close)."""
+        fresh temporary directory, removed on close); ``hnsw_ef`` is the floor of every ANN query's
+        ``hnsw.ef_search`` (None: the rows asked for, at least 40; pgvector caps it at 1000)."""
         if dim <= 0:
             raise ConfigError(f"vector dimension must be positive, got {dim}")
         if keyword_leg not in ("local", "sql"):
@@ -86,7 +88,9 @@ class PostgresStore:
         except PoolTimeout as exc:
             pool.close()
             raise unavailable(dsn, exc) from exc
-        return cls(dsn, dim, pool, keyword_leg, keyword_dir)
+        store = cls(dsn, dim, pool, keyword_leg, keyword_dir)
+        store.hnsw_ef = hnsw_ef
+        return store
 
     def bulk_import(self, stats: dict[str, Any] | None = None) -> AbstractContextManager[None]:
         """A block whose upserts skip the postings' and HNSW index upkeep; the indexes are built once when it
@@ -347,7 +351,7 @@ class PostgresStore:
             candidates = probe.fetchone()[0]  # type: ignore[index]
             if candidates <= EXACT_MAX_CANDIDATES or n > EXACT_MAX_CANDIDATES:
                 return conn.execute(exact_sql(where).encode(), params).fetchall()
-            for name, value in ann_settings(n):
+            for name, value in ann_settings(n, self.hnsw_ef):
                 conn.execute("SELECT set_config(%s, %s, true)", (name, value))
             return conn.execute(ann_sql(where, self.dim).encode(), params).fetchall()
 
