@@ -111,7 +111,9 @@ _CJK_MENTION_AFTER = ("とは", "是什么", "って何", "ってなに", "是�
 
 _OVER_TIME = re.compile(
     r"\b(?:over time|per (?:month|week|quarter|day)|each (?:month|week|quarter)|every (?:month|week)|monthly|"
-    r"weekly|quarterly|by (?:month|week|quarter)|month by month|month over month|trend|trends|growth|evolution|"
+    r"weekly|quarterly|by (?:month|week|quarter)|month by month|month over month|"
+    r"month to month|week to week|quarter to quarter|year to year|"
+    r"mes a mes|de mes en mes|von monat zu monat|mese per mese|maand op maand|trend|trends|growth|evolution|"
     r"evolved|since 20\d\d|by year|per year|each year|every year|yearly|annually|year by year|year over year|"
     r"por ano|por año|par an|par annee|pro jahr|je jahr|per jaar|per anno|all'anno|por mes|al mes|par mois|pro monat|je monat|per maand|por semana|por ano|al anno|"
     r"nel tempo|au fil du temps|im zeitverlauf|ao longo do tempo|verlauf)\b|每月|随时间|月ごと|推移"
@@ -539,7 +541,8 @@ _RANK = {"graph": 1, "timeline": 2, "table": 3, "chart": 4}
 _CORRECTION = re.compile(
     r"\b(?:no wait|wait|actually|scratch that|on second thought|change it to|make it|make that|rather|instead|"
     r"mejor|mejor dicho|en realidad|plutot|en fait|non attends|lieber|doch lieber|eigentlich|anzi|invece|"
-    r"melhor|na verdade|liever|eigenlijk|i mean|or better|oder besser|ou mieux|o meglio|meglio|of beter|ou seja)\b|"
+    r"melhor|na verdade|liever|eigenlijk|i mean|i meant|quise decir|queria decir|je voulais dire|ich meinte|"
+    r"intendevo|quis dizer|ik bedoelde|or better|oder besser|ou mieux|o meglio|meglio|of beter|ou seja)\b|"
     # a bare retraction opening a clause after a format word: "a timeline… hmm no, just a table", "una tabla,
     # no, mejor…", "eine Tabelle – nein, eine Zeitleiste"; "no table" (a refusal) is not one, as no mark follows
     r"(?:^|(?<=[.,;:!?\u2014\u2013]))\s*(?:(?:hmm+|hm+|um+|uh+|oh|ah|eh|erm|oops|sorry|mmm+)\s*,?\s*)?"
@@ -548,10 +551,24 @@ _CORRECTION = re.compile(
     r"不对|还是|算了|改成|换成|やっぱり|いや|じゃなくて|ではなく")
 
 
+# A correction that takes the wish back without naming another: "timeline of X; scratch that, just tell me Y".
+_RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that|it)|olvidalo|olvida eso|"
+                         r"laisse tomber|oublie ca|vergiss es|vergiss das|lascia perdere|lascia stare|esquece|"
+                         r"deixa pra la|laat maar)\b|算了|やっぱりいい")
+
+
+def _retracted(terms: list[Term], folded: str) -> bool:
+    cut = max((m.end() for m in _RETRACTION.finditer(folded)), default=-1)
+    return cut >= 0 and all(t.at < cut for t in terms)
+
+
 def _choose(terms: list[Term], folded: str = "") -> Term:
     cut = max((m.start() for m in _CORRECTION.finditer(folded)), default=-1)
     if cut >= 0 and any(t.at < cut for t in terms):
-        terms = [t for t in terms if t.at > cut] or terms
+        after = [t for t in terms if t.at > cut]
+        if after:
+            # the correction names its replacement first: "a graph, I mean a table, not one of those network things"
+            return min(after, key=lambda t: t.at)
     return min(terms, key=lambda t: (0 if t.kind.startswith("chart:") else _RANK[t.kind], -t.at if cut >= 0 else 0))
 
 
@@ -628,7 +645,9 @@ _TIMELINE_SUBJECT = re.compile(
     r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
     r"linha do tempo|linea temporale)\b(?: [\w']+){0,4} (?:is|was|looks|seems|est|etait|semble|ist|war|es|era|"
     r"parece|e|sembra|lijkt|va|anda|vai|ligt|loopt|steht|reste|resta|remains|feels)\b"
-    r"(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)|"
+    r"(?! (?:a|an|the|un|une|una|um|uma|een|ein|eine)?\s?(?:chart|table|timeline)\b)"
+    # "a timeline is better" prefers the timeline: it is not a schedule being talked about
+    r"(?! (?:better|best|preferable|nicer|mejor|mieux|besser|meglio|melhor|beter)\b)|"
     # ... and one said to be tight, late or slipping, in any order: a schedule ("la chronologie, déjà serrée")
     r"\b(?:timeline|time line|chronologie|cronologia|cronograma|zeitplan|zeitleiste|tijdlijn|linea de tiempo|"
     r"linha do tempo|linea temporale)\b(?: [\w']+){0,5} (?:tight|tighter|slipping|slipped|"
@@ -636,6 +655,8 @@ _TIMELINE_SUBJECT = re.compile(
     r"(?:时间线|时间表|时间轴|タイムライン|スケジュール)(?:很|太|非常|有点|比较|特别|真|が|は|も)?"
     r"(?:紧|赶|急|来不及|厳し|きつ|タイト|遅れ|押して)")
 _PLAIN_SUBTYPES = frozenset({"bar", "pie", "line", None})
+_HIERARCHY = frozenset(("org chart", "organization chart", "organisation chart", "organigram", "organigrama",
+                        "organigramme", "organigramma", "organograma", "organogram", "organigramm"))
 
 
 @lru_cache(maxsize=1)
@@ -707,9 +728,30 @@ def _opens_question(folded: str) -> bool:
     return bool(first and first[0] in _QUESTION_WORDS) or bool(_CJK_QUESTION.search(folded))
 
 
+# A pasted mail carries others' words: quoted replies ("> Should I put it in a table?"), headers
+# ("Subject: timeline for delivery") and the signature below "--" are not the user's wish.
+_HEADER = re.compile(r"^\s*(?:from|to|cc|bcc|subject|date|sent|de|para|asunto|enviado|objet|envoye|von|an|betreff|"
+                     r"gesendet|da|oggetto|inviato|assunto|van|aan|onderwerp|verzonden|fwd?|re|aw|wg|tr|rv)\s*:",
+                     re.IGNORECASE)
+
+
+def _own_lines(query: str) -> str:
+    kept = []
+    for line in query.splitlines():
+        stripped = line.strip()
+        if stripped in ("--", "-- "):
+            break  # the signature follows
+        if stripped.startswith(">") or _HEADER.match(stripped) or stripped.lower().startswith("begin forwarded"):
+            continue
+        kept.append(line)
+    return "\n".join(kept) if any(k.strip() for k in kept) else query
+
+
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
+    if "\n" in query:
+        query = _own_lines(query)
     text = " ".join(query.split())
     folded = fold(text)
     d = _with_description(_read(text, folded, idx), text, folded)
@@ -731,8 +773,13 @@ def _read(text: str, folded: str, idx: _Index) -> Directive:
         terms += _cjk_terms(text, folded, idx)
     used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
+    if (used or bare) and _retracted(used + bare, folded):
+        return Directive("default", None, None, "refused", True, (), tuple(terms))
     if used:
         chosen = _choose(used + bare, folded)
+        if chosen.kind == "chart:other" and fold(chosen.words) in _HIERARCHY:
+            # an org chart is who hangs off whom: a network of nodes and edges, which the product draws
+            return Directive("graph", None, None, "used", True, (), tuple(terms))
         if chosen.kind == "timeline" and (_asks_when(chosen, folded) or _SCHEDULE.search(folded)
                                           or _TIMELINE_SUBJECT.search(folded)):
             # "the timeline of the v2 migration: when does v1 stop working?" asks for a date, not a timeline

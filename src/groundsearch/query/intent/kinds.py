@@ -18,7 +18,8 @@ from . import looks
 
 __all__ = ["as_asked", "described", "katakana_kinds", "open_compound", "open_kind_start"]
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
 MAX_WORDS = 64  # Intent.chart_requested max_length
 _WORD = re.compile(r"[^\W\d_]+")
 MAX_SAID = 40  # room for the user's words beside the kind's name

@@ -16,7 +16,7 @@ __all__ = ["BARS", "LOOKS", "NOT_KINDS", "NOT_KIND_STEMS", "OTHER_KINDS", "OTHER
 
 BARS = (r"bars?\b", r"columns?\b", r"barras?\b", r"barres?\b", r"balken", r"saulen?\b", r"staaf", r"staven",
          r"colonnes?\b", r"colunas?\b", r"columnas?\b", "柱", "条形", "棒")
-_SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"stack\w*", r"apilad\w*", r"empil\w*", r"gestapel\w*",
+_SPLIT = (r"split (?:into|by|in)\b", r"broken down by\b", r"stack\w*", r"apil\w*", r"empil\w*", r"gestapel\w*",
           r"impil\w*", r"stapel\w*", r"in pila\b", r"divided (?:into|by)\b", r"cut (?:into|up)\b", r"broken (?:into|down)\b",
           r"segment", r"pieces\b", r"layers?\b", r"colou?red by\b", r"divid\w* (?:en|por)\b", r"partid\w* en\b",
           r"trozos\b", r"coloread\w* por\b", r"divise\w* (?:en|par)\b", r"decoupe\w*", r"morceaux\b",
@@ -135,6 +135,13 @@ _FILLED = (r"shaded\b", r"filled\b", r"coloured in\b", r"colored in\b", r"sombre
 _CONCENTRIC = (r"concentri\w*", r"konzentrisch\w*", r"concentrisch\w*", "同心")
 _WEB = (r"spider'?s? web\b", r"cobweb\b", r"toile d'?araignee\b", r"tela de arana\b", r"spinnweb\w*", "蜘蛛网", "クモの巣")
 _WEB_LIKE = (r"web ?(?:like|shaped)\b", r"en forma de tela\b", r"en forme de toile\b", r"netzformig\w*")
+# A pizza is the house's everyday picture of a pie: said of a chart ("🍕 chart by venue"), or as the look of one
+# ("the one that looks like a pizza") — never a bare pizza, which is food.
+_PIZZA = (r"pizza\w*", "🍕", "披萨", "比萨", "ピザ")
+_PIZZA_LIKE = (r"(?:looks?|looking|shaped) like a pizza\b", r"pizza ?(?:shaped|like|style)\b", r"parece una pizza\b",
+               r"como una pizza\b", r"comme une pizza\b", r"wie eine pizza\b", r"come una pizza\b",
+               r"parece uma pizza\b", r"como uma pizza\b", r"als een pizza\b",
+               "像披萨", "像比萨", "ピザみたい", "ピザのよう")
 _SHARE_CIRCLE = (r"(?:shares?|percentages?|proportions?|parts?) (?:in|of|as) a circle\b",
                  r"a circle (?:of|with|split by) (?:shares|percentages|parts)\b", r"porcentajes en un circulo\b",
                  r"pourcentages dans un cercle\b", r"prozente in einem kreis\b", r"percentuali in un cerchio\b",
@@ -172,6 +179,8 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("radar", False, (_WEB,)),
     ("radar", True, (_WEB_LIKE,)),
     ("pie", False, (_SHARE_CIRCLE,)),
+    ("pie", False, (_PIZZA_LIKE,)),
+    ("pie", True, (_PIZZA,)),
     ("line", False, (_JOINED_DOTS,)),
     ("line", False, (_LINE_EACH, _OVER_TIME)),
     ("funnel", True, (_TRIANGLE,)),
