@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from groundsearch.query.intent.directives import read_directive
+from groundsearch.query.intent.rules import DomainVocab, classify_rules
 
 
 @pytest.mark.parametrize(
@@ -21,6 +22,8 @@ from groundsearch.query.intent.directives import read_directive
 )
 def test_words_in_quoted_mail_lines_ask_for_nothing(query: str) -> None:
     assert read_directive(query).format == "default"
+    # tier 1 as the cascade runs it, which used to join the lines before reading them
+    assert classify_rules(query, DomainVocab(("papers", "releases"))).directive.format == "default"
 
 
 def test_own_lines_of_a_mail_still_ask() -> None:

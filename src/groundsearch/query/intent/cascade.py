@@ -26,6 +26,7 @@ from ...models.llm import load_prompt, models_of
 from ...settings import Settings
 from ...types import MAX_QUERY_CHARS, Hints, Intent
 from .cache import IntentCache, build_intent_cache, cache_key
+from .directives import own_lines
 from .format_model import FormatClassifier
 from .format_step import FormatDecision, FormatStep
 from .llm_tier import LLMTier
@@ -165,7 +166,8 @@ class IntentCascade:
         intent, model, degraded, llm_intent = self._routing(query, rules, latency)
         assert rules.directive is not None
         t = time.perf_counter()
-        decision, notes = self.format_step.decide(query, rules.directive, llm_intent)
+        # the classifier reads what tier 1 read: a pasted mail's quoted lines and headers are not the wish
+        decision, notes = self.format_step.decide(own_lines(query), rules.directive, llm_intent)
         if decision.tier != "rules":
             latency["format"] = (time.perf_counter() - t) * 1000
         degraded.extend(notes)

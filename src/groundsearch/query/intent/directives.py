@@ -735,7 +735,10 @@ _HEADER = re.compile(r"^\s*(?:from|to|cc|bcc|subject|date|sent|de|para|asunto|en
                      re.IGNORECASE)
 
 
-def _own_lines(query: str) -> str:
+def own_lines(query: str) -> str:
+    """The user's own lines of a pasted mail (the query as it is when it has one line)."""
+    if "\n" not in query:
+        return query
     kept = []
     for line in query.splitlines():
         stripped = line.strip()
@@ -750,8 +753,7 @@ def _own_lines(query: str) -> str:
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
-    if "\n" in query:
-        query = _own_lines(query)
+    query = own_lines(query)
     text = " ".join(query.split())
     folded = fold(text)
     d = _with_description(_read(text, folded, idx), text, folded)

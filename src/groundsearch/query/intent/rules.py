@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...types import Complexity, Format, Intent, RetrievalPattern
-from .directives import Directive, read_directive
+from .directives import Directive, own_lines, read_directive
 
 __all__ = ["RECENT_DAYS", "DomainVocab", "RuleResult", "classify_rules", "rule_confidence"]
 
@@ -216,7 +216,8 @@ def _pattern(fmt: Format, domains: tuple[str, ...], targets: tuple[str, ...]) ->
 
 def classify_rules(query: str, vocab: DomainVocab) -> RuleResult:
     """Tier 1. Pure: the same query and vocabulary always give the same result."""
-    text = " ".join(query.split())
+    # a pasted mail's quoted lines and headers go before the newlines do: they are others' words
+    text = " ".join(own_lines(query).split())
     directive = read_directive(text)
     # A request with no format word at all is no cue for the routing confidence, as before directives.
     fmt, subtype, fmt_cue = directive.format, directive.chart_subtype, directive.sure and directive.evidence != "none"
