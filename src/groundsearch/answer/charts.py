@@ -24,7 +24,7 @@ from ..types import (
 )
 from .facts import MAX_GROUPS, Dimension, Facts, display_name, gather, groups, theme_counts, unique_items
 
-__all__ = ["DRAWABLE", "chart_results", "headline", "timeline"]
+__all__ = ["DRAWABLE", "chart_results", "headline", "nothing_matched", "timeline"]
 
 MAX_POINTS = 12  # bars / ranked items: past this a chart stops being readable; the rest stay in the results list
 MAX_BINS = 12
@@ -380,6 +380,12 @@ def _draw(kind: str, f: Facts, hits: Sequence[EvidenceHit], about: str) -> Outco
     return DRAWERS[kind](f, about)
 
 
+def nothing_matched(requested: str, to_do: str) -> UnsupportedFormatResult:
+    """What a shape asked of an empty result set gets: its name, and why it is absent (never nothing at all)."""
+    return UnsupportedFormatResult(requested=requested, substitute="none",
+                                   reason=f"no stored results matched, so there is nothing to {to_do}")
+
+
 def chart_results(intent: Intent, hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
                   topic: str = "") -> list[Drawn | UnsupportedFormatResult]:
     """The chart asked for by ``intent`` (or its nearest drawable substitute, announced), from ``hits``."""
@@ -387,8 +393,7 @@ def chart_results(intent: Intent, hits: Sequence[EvidenceHit], specs: Mapping[st
     asked = intent.chart_requested or asked_kind
     about = f" — {topic}" if topic else ""
     if not hits:
-        return [UnsupportedFormatResult(requested=asked, substitute="none",
-                                        reason="no stored results matched, so there is nothing to chart")]
+        return [nothing_matched(asked, "chart")]
     f = gather(hits, specs, (*intent.topic_keywords, *intent.comparison_targets))
     if intent.chart_subtype is None and not intent.chart_requested:
         # "as a chart", no kind named: nothing to downgrade from, so the first default that draws is the answer

@@ -24,9 +24,8 @@ from ..types import (
     Intent,
     LowConfidenceResult,
     TableResult,
-    UnsupportedFormatResult,
 )
-from .charts import chart_results, timeline
+from .charts import chart_results, nothing_matched, timeline
 from .facts import display_name, theme_counts
 from .facts import unique_items as _unique_items
 
@@ -113,9 +112,7 @@ def normalize(
         return out
     if not hits:
         if intent.format in ("table", "timeline", "graph"):  # the wish is answered, if only by saying why not
-            out.append(UnsupportedFormatResult(
-                requested=intent.format, substitute="none",
-                reason=f"no stored results matched, so there is nothing to put in a {intent.format}"))
+            out.append(nothing_matched(intent.format, f"put in a {intent.format}"))
         return out
     about = f" — {topic}" if topic else ""
     if intent.format == "table":
