@@ -314,8 +314,10 @@ def plan_retrieval(
         foreign = unreadable(query, embedder_id)
         if foreign is not None:
             # a cosine of text the embedder can't read measures the language, not the relevance
-            why = (f"the request reads as {foreign[0]} (p {foreign[1]:.2f}), which {embedder_id.split('@')[0]} "
-                   "does not read")
+            why = (f"the request reads as {foreign.lang} (p {foreign.probability:.2f}), which "
+                   f"{embedder_id.split('@')[0]} does not read" if foreign.by != "script" else
+                   f"the request is written mostly outside the Latin script ({foreign.probability:.0%} of its "
+                   f"letters, reads as {foreign.lang}), which {embedder_id.split('@')[0]} does not read")
             multilingual = r.gate_multilingual_threshold
             gate = MULTILINGUAL_THRESHOLD if multilingual is None else multilingual
             if judge_id and gate > 0:
