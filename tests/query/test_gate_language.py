@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("py3langid")
 
-from groundsearch.query.gate import MULTILINGUAL_THRESHOLD  # noqa: E402
+from groundsearch.query.gate import MULTILINGUAL_THRESHOLD, MULTILINGUAL_THRESHOLD_PAST_NINE  # noqa: E402
 from groundsearch.query.language import (  # noqa: E402
     ENGLISH_LIKE,
     MIN_PROBABILITY,
@@ -106,8 +106,13 @@ PAST_THE_NINE = [
 @pytest.mark.parametrize("query", PAST_THE_NINE)
 def test_a_request_in_any_language_minilm_cannot_read_goes_to_the_multilingual_judge(query):
     p = _plan(query, judge_id="multilingual-e5-small")
-    assert p.gate_judge == "multilingual" and p.gate_threshold == pytest.approx(MULTILINGUAL_THRESHOLD)
+    assert p.gate_judge == "multilingual" and p.gate_threshold == pytest.approx(MULTILINGUAL_THRESHOLD_PAST_NINE)
     assert _plan(query).gate_threshold == 0.0  # no judge: not judged, rather than judged by MiniLM's cosine
+
+
+def test_the_nine_keep_the_threshold_calibrated_on_them():
+    assert _plan("gráfico circular de artículos por sede", judge_id="e5").gate_threshold == MULTILINGUAL_THRESHOLD
+    assert MULTILINGUAL_THRESHOLD_PAST_NINE < MULTILINGUAL_THRESHOLD  # e5's cosines sit lower past the nine
 
 
 @pytest.mark.parametrize("query", ["كيف أقوم بإعداد groundsearch مع Postgres و pgvector؟",
