@@ -94,7 +94,8 @@ class RetrievalSettings(_Frozen):
     # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
     gate_threshold: float | None = Field(default=None, ge=0, le=1)
     # The e5 judge's threshold for requests the embedder cannot read (query.judge); None: query.gate's
-    # MULTILINGUAL_THRESHOLD; 0 leaves those requests unjudged, as before the judge.
+    # judge_threshold (MULTILINGUAL_THRESHOLD for the nine languages, MULTILINGUAL_THRESHOLD_PAST_NINE past
+    # them); a value here holds for every language; 0 leaves those requests unjudged, as before the judge.
     gate_multilingual_threshold: float | None = Field(default=None, ge=0, le=1)
     gate_depth: int = Field(default=10, ge=1, le=1000)
     # The reranker slot, chosen by configuration: "none", "e5" (bi-encoder re-scoring), "llm" (the configured
