@@ -36,6 +36,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ from ..errors import EmbeddingFailed, IngestError, IngestStopped
 from ..models.base import Embedder
 from ..store.base import Store
 from ..types import Chunk, CollectionSpec, Item, ItemWrite
+from .chunking import MAX_CHUNK_CHARS
 from .documents import DOCUMENT_SUFFIXES, load_document
 from .draft import Draft, ingest_error
 from .entities import extract_entities
@@ -102,10 +104,24 @@ class IngestLimits:
             raise IngestStopped(f"ingest of {path.name} ran out of its time budget; nothing of it was written",
                                 details={"reason": "timeout"})
 
-    def check_size(self, path: Path, chunks: int) -> None:
-        if self.max_chunks_per_file is not None and chunks > self.max_chunks_per_file:
-            raise ingest_error(path, f"the file yields {chunks} chunks; an upload may have at most "
-                               f"{self.max_chunks_per_file} chunks per file (split it, or use `groundsearch ingest`)")
+    def check_size(self, path: Path, drafts: Sequence[Draft]) -> None:
+        if self.max_chunks_per_file is None:
+            return
+        chunks = chunks_worth(drafts)
+        if chunks > self.max_chunks_per_file:
+            raise ingest_error(path, f"the file yields {chunks} chunks (a record counts one per {MAX_CHUNK_CHARS} "
+                               f"characters of its text); an upload may have at most {self.max_chunks_per_file} "
+                               "chunks per file (split it, or use `groundsearch ingest`)")
+
+
+def chunks_worth(drafts: Sequence[Draft]) -> int:
+    """The chunks ``drafts`` yield, a chunk longer than ``MAX_CHUNK_CHARS`` counted once per that many characters.
+
+    The chunk limit bounds an upload's work (embedding, indexing, the answers' sentence vectors) because a
+    document's chunks are at most ``MAX_CHUNK_CHARS`` long; a record is one chunk however long its text, so
+    counted plainly one 2 MB record passed a limit meant for ~700 kB (tests/security/test_oversized_records.py).
+    """
+    return sum(max(1, math.ceil(len(c.text) / MAX_CHUNK_CHARS)) for d in drafts for c in d.chunks)
 
 
 UNBOUNDED = IngestLimits()
@@ -331,7 +347,7 @@ def ingest_paths(
             try:
                 drafts = _load(path, spec)
                 limits.check(path)
-                limits.check_size(path, sum(len(d.chunks) for d in drafts))
+                limits.check_size(path, drafts)
                 writes = build_writes(drafts, spec, source, tenant, path)
             except IngestStopped:
                 raise
