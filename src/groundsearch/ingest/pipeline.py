@@ -25,7 +25,7 @@ Guarantees:
 
 * **Bounded, on request.** ``limits`` (the API's uploads set it; the CLI runs unbounded) caps the chunks of one
   file and the run's time, and lets another thread cancel it. The run checks between steps — before and after
-  parsing a file, after each embedding batch, right before the write — and stops with ``IngestStopped``; the
+  parsing a file, before each page of a PDF, after each embedding batch, right before the write — and stops with ``IngestStopped``; the
   file in flight is never written, files finished before it stay.
 
 * **Deleted files, on request.** With ``prune=True``, items ingested from a file under one of the given
@@ -220,7 +220,7 @@ def _prune(paths: Sequence[Path], collection: str, tenant: str, store: Store) ->
     return store.delete(ids)
 
 
-def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
+def _load(path: Path, spec: CollectionSpec, limits: IngestLimits) -> list[Draft]:
     kind = _kind_of(path)
     if kind is None:
         raise ingest_error(path, f"unknown extension {path.suffix or '(none)'!r}; supported are "
@@ -230,7 +230,9 @@ def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
         raise ingest_error(path, f"this file holds {what} but collection {spec.name!r} is a {spec.kind} collection; "
                            f"ingest it into a {kind} collection")
     try:
-        return load_records(path, spec) if kind == "records" else [load_document(path)]
+        if kind == "records":
+            return load_records(path, spec)
+        return [load_document(path, between_pages=lambda: limits.check(path))]
     except OSError as exc:
         raise ingest_error(path, f"cannot read the file: {exc.strerror or exc}") from exc
 
@@ -345,7 +347,7 @@ def ingest_paths(
             source = source_key(path)
             limits.check(path)
             try:
-                drafts = _load(path, spec)
+                drafts = _load(path, spec, limits)
                 limits.check(path)
                 limits.check_size(path, drafts)
                 writes = build_writes(drafts, spec, source, tenant, path)
