@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..query.intent.format_step import FormatDecision
+from .format_training import _vectors
 from ..query.intent.kind_model import among, choose, fit, training_files, training_rows, training_sha256
 
 __all__ = ["blind_reads", "chart_splits", "loso"]
@@ -91,21 +92,6 @@ def _acc(rows: list[dict[str, Any]], kinds: list[str]) -> float:
     return round(sum(k == r["chart_subtype"] for r, k in zip(rows, kinds, strict=True)) / max(1, len(rows)), 4)
 
 
-def _vectors(queries: list[str], embedder: Any) -> dict[str, np.ndarray]:
-    """e5 vectors of ``queries``, memoised on disk per model id (its own file: the format fit writes another)."""
-    path = Path.home() / ".cache" / "groundsearch" / f"kind-training-{embedder.model_id.replace('@', '-')}.npz"
-    known: dict[str, np.ndarray] = {}
-    if path.is_file():
-        with np.load(path, allow_pickle=False) as data:
-            known = dict(zip(data["queries"].tolist(), data["vectors"], strict=True))
-    missing = [q for q in queries if q not in known]
-    if missing:
-        known.update(zip(missing, np.asarray(embedder.embed_queries(missing), dtype=np.float64), strict=True))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, queries=np.array(list(known)), vectors=np.stack(list(known.values())))
-    return {q: known[q] for q in queries}
-
-
 def _table(report: dict[str, dict[str, Any]]) -> str:
     lines = ["split        n   classifier alone   blind lexicon  -> with classifier   (lexicon commit)"]
     for name, r in report.items():
@@ -132,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a mai
     embedder = E5Embedder(threads=1)
     rows = training_rows()
     queries = sorted({r["query"] for rs in splits.values() for r in rs} | {r["query"] for r in rows})
-    vectors = _vectors(queries, embedder)
+    vectors = _vectors(queries, embedder, memo="kind-training")
     report = loso(splits, vectors, embedder.model_id)
     print("Chart kind, leave one split out (chart rows only):\n" + _table(report))
     if args.json:
