@@ -213,9 +213,11 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
         return [s for s in spans if not _in_question(s, folded)]
     if atype == "number":
         dates = [m.span() for m in _DATE.finditer(sentence) if re.search(r"[A-Za-z]", m.group(0))]
-        spans = [m.group(0) for m in _NUMBER.finditer(sentence)
+        found = [m for m in _NUMBER.finditer(sentence)
                  if not any(a <= m.start() < b for a, b in dates) and not re.fullmatch(r"(?:1[5-9]|20)\d{2}", m.group(0))]
-        return [s for s in spans if not _in_question(s, folded)]
+        if _MEASURE_Q.search(" ".join(folded.split())):
+            found = [m for m in found if _labelled_number(sentence, m, folded)]
+        return [m.group(0) for m in found if not _in_question(m.group(0), folded)]
     if atype in ("person", "place", "entity"):
         found = [(start, name) for start, name in _names(sentence, ordinary) if not _in_question(name, folded)]
         if atype == "place":
@@ -233,6 +235,16 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
             return _outermost(_holders(sentence, held, folded, [name for _, name in found]))
         return _outermost([name for _, name in found])
     return []
+
+
+def _labelled_number(sentence: str, m: re.Match[str], folded: str) -> bool:
+    """A setting's value sits next to its name: "damping 0.5", "flagged 50", "RRF k = 60", "(pool_size,
+    default 4)". A number two words or more from every word of the question is some other count ("holds 2
+    connections", "so one click") — for a question about a setting, not its answer."""
+    asked = set(analyze(folded)) - {"default"}
+    before = re.findall(r"[\w.-]+", sentence[:m.start()])[-2:]
+    after = re.findall(r"[\w.-]+", sentence[m.end():])[:1]
+    return any(set(analyze(w)) & asked for w in (*before, *after))
 
 
 def stored_object(question: str) -> list[str] | None:

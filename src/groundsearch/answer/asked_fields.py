@@ -31,6 +31,9 @@ _ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bversi(?:on|ón)s?\b"), ("version",)),
     (re.compile(r"^when\b|\bwhen (?:was|were|did)\b|\bwhat (?:month|year|date)\b|\bcuándo\b|\bquand\b|\bwann\b"),
      ("date",)),
+    # "What is ctranslate2?", "What does mcp-proxy do?": what the record says it is, its own summary
+    (re.compile(r"^(?:what(?:'s| is| are) \S+|what does \S+ do|¿?qué es \S+|qu'est-ce que \S+|was ist \S+)\s*\??$"),
+     ("summary",)),
 )
 _WORDS = re.compile(r"\w+")
 
