@@ -8,7 +8,7 @@ import pytest
 from groundsearch.answer.answer_type import answer_spans, expected_type
 from groundsearch.answer.asked_fields import field_answer
 from groundsearch.answer.audit import audit
-from groundsearch.answer.extractive import ANSWER_PREFIX, answer
+from groundsearch.answer.extractive import ANSWER_PREFIX, NO_ANSWER, answer
 from groundsearch.answer.sentences import is_prose
 
 from .helpers import doc, paper, release
@@ -98,3 +98,16 @@ def test_no_field_answer_without_a_named_record_or_with_two() -> None:
     assert field_answer("Which version of graphrag is out?", (rel,)) == ("3.3.0", rel)
     guide = doc(0, "The guide explains versions.", heading=("Guide",))
     assert field_answer("Which version of the Guide is current?", (guide,)) is None  # a document has no fields
+
+
+def test_sentences_that_never_name_the_record_asked_about_do_not_answer_for_it() -> None:
+    hippo = paper(1, "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
+                  ("B. Gutierrez",), "arXiv", 5)
+    ppr = doc(0, "The graph leg ranks chunks by Personalized PageRank over entity co-occurrence, with a damping of "
+                 "one half.", heading=("Architecture",))
+    prose = answer("How does HippoRAG use Personalized PageRank?", (ppr, hippo), None)
+    assert len(prose.sentences) == 1 and prose.sentences[0].text.startswith(NO_ANSWER)
+    assert prose.sentences[0].citations[0] == "papers:p1#0"  # the record the question names is listed first
+    # the same sentence answers a question about the graph leg itself
+    assert any("Personalized PageRank" in s.text
+               for s in answer("How does the graph leg use Personalized PageRank?", (ppr, hippo), None).sentences)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from ..types import EvidenceHit
 
-__all__ = ["field_answer"]
+__all__ = ["field_answer", "named_records", "speaks_of"]
 
 # what a question asks of a record, in the languages the demo questions come in (en es fr de), and where the
 # records keep it; the first field a named record stores is read
@@ -76,6 +76,20 @@ def _value(hit: EvidenceHit, field: str) -> str | None:
     return str(value) if isinstance(value, (str, int, float)) and str(value).strip() else None
 
 
+def named_records(query: str, hits: Sequence[EvidenceHit]) -> list[tuple[int, EvidenceHit, list[str]]]:
+    """The records on the page the question names, each with the length of its longest name found in the
+    question and the names it was found by."""
+    asked = _fold(query)
+    out = []
+    for hit in hits:
+        if not hit.item.fields:
+            continue  # a document: its title names a page, not a record with fields
+        found = [n for n in _names(hit) if _fold(n) in asked]
+        if found:
+            out.append((max(len(_fold(n)) for n in found), hit, found))
+    return out
+
+
 def field_answer(query: str, hits: Sequence[EvidenceHit]) -> tuple[str, EvidenceHit] | None:
     """The value of the field ``query`` asks of the record it names, and the hit that stores it; None when
     the question names no record on the page, or asks for nothing that record stores."""
@@ -83,14 +97,7 @@ def field_answer(query: str, hits: Sequence[EvidenceHit]) -> tuple[str, Evidence
     fields = next((f for pattern, f in _ASKED if pattern.search(folded)), None)
     if fields is None:
         return None
-    asked = _fold(query)
-    named = []
-    for hit in hits:
-        if not hit.item.fields:
-            continue  # a document: its title names a page, not a record with fields
-        longest = max((len(_fold(n)) for n in _names(hit) if _fold(n) in asked), default=0)
-        if longest:
-            named.append((longest, hit))
+    named = [(length, hit) for length, hit, _ in named_records(query, hits)]
     if not named:
         return None
     best = max(length for length, _ in named)
@@ -103,3 +110,9 @@ def field_answer(query: str, hits: Sequence[EvidenceHit]) -> tuple[str, Evidence
         if value is not None:
             return value, top[0]
     return None
+
+
+def speaks_of(text: str, names: Sequence[str]) -> bool:
+    """``text`` names one of ``names`` (whole words, case and accents aside)."""
+    folded = _fold(text)
+    return any(_fold(n) in folded for n in names)

@@ -29,7 +29,7 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from . import decompose, hops, relations
-from .asked_fields import field_answer
+from .asked_fields import field_answer, named_records, speaks_of
 from .answer_type import SPAN_TYPES, AnswerType, answer_spans, choices, expected_type
 from .answerable import best_span, canonical, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
@@ -415,6 +415,13 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
     _score(query, pool, vectors, atype)
     years = set(_YEAR.findall(query))
     bearing = [c for c in pool if _answer_bearing(c, atype, years, hits)]
+    named = named_records(query, hits)
+    if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
+                         for _, h, names in named):
+        # "How does HippoRAG use Personalized PageRank?": sentences on PageRank that never name the record
+        # the question is about answer another question; say so and list the records it names first
+        first = [h for _, h, _ in sorted(named, key=lambda n: -n[0])]
+        return Prose(sentences=(no_answer([*first, *(h for h in hits if h not in first)]),), mode="extractive")
     if not bearing or nested(query):
         # a second-hop question: the spans on the page are bridge candidates, neither its answer nor a
         # disagreement about it; the first and second hop's sentences are quoted instead (_chain)
