@@ -263,9 +263,10 @@ def record_blind_tier1(commit: str, split_file: str, out: Path) -> int:  # pragm
     return len(rows[split])
 
 
-def _vectors(queries: list[str], embedder: Any) -> dict[str, np.ndarray]:
-    """e5 vectors of ``queries``, memoised on disk per model id: a re-run embeds only the new requests."""
-    path = Path.home() / ".cache" / "groundsearch" / f"format-training-{embedder.model_id.replace('@', '-')}.npz"
+def _vectors(queries: list[str], embedder: Any, memo: str = "format-training") -> dict[str, np.ndarray]:
+    """e5 vectors of ``queries``, memoised on disk per model id: a re-run embeds only the new requests (``memo``
+    names the file, so the kind fit, run beside this one, never rewrites the file this one reads)."""
+    path = Path.home() / ".cache" / "groundsearch" / f"{memo}-{embedder.model_id.replace('@', '-')}.npz"
     known: dict[str, np.ndarray] = {}
     if path.is_file():
         with np.load(path, allow_pickle=False) as data:

@@ -131,7 +131,17 @@ _RANKING = re.compile(
     r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
     r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
     r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
-    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde)\b|排名|排行|ランキング|順位")
+    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde|"
+    # a ranking said in the nine languages: sorted from the most down, the N first of something
+    r"classant|classes? par|par ordre decroissant|les \d+ (?:plus|premiers|premieres|meilleur\w*)|palmares|"
+    r"clasificando|ordenad[oa]s? (?:de mayor|del mas|de la mas|de mais|do maior|da maior)|de mayor a menor|"
+    r"(?:los|las) \d+ (?:mas|principales|mejores)|orden descendente|"
+    r"sortiert (?:nach|vom|von)|absteigend\w*|(?:die|den) \d+ (?:beliebtest|meist|grosst|haufigst|best)\w*|rangliste|"
+    r"ordinat[eiao] (?:dalla|dal|per)|in ordine decrescente|(?:i|le) \d+ (?:piu|principali|migliori)|"
+    r"classificando|do maior para o menor|(?:os|as) \d+ (?:mais|principais|melhores)|em ordem decrescente|"
+    r"gesorteerd (?:op|van)|gerangschikt|aflopend|de \d+ (?:meest|populairste|grootste|beste)|ranglijst)\b|"
+    r"排名|排行|ランキング|順位|上位|前\d+|前(?:十|五|二十)(?:名|个|位)|从高到低|从多到少|从大到小|降序|"
+    r"長い順|多い順|大きい順|高い順|降順")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
 _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
@@ -687,7 +697,8 @@ def _with_description(d: Directive, text: str, folded: str) -> Directive:
     """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
     if d.chart_subtype == "other" and d.requested:
         # a name the product lacks that describes a kind it has: "a spider-web-looking chart" is a radar
-        found = _described(fold(d.requested))
+        said = fold(d.requested)
+        found = _described(said) or kinds.described(d.requested, said, charted=True)  # "a circle chart": a pie
         return d if found is None else replace(d, chart_subtype=found[0])
     if d.format == "timeline" and d.evidence in ("used", "bare"):
         # bars laid on a time axis from each one's start to its end are a Gantt chart, not a list of dates
