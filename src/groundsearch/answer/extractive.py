@@ -152,9 +152,9 @@ def _years_of(c: Candidate, hits: Sequence[EvidenceHit]) -> set[str]:
 def _answer_bearing(c: Candidate, atype: AnswerType, years: set[str], hits: Sequence[EvidenceHit] = ()) -> bool:
     """Close enough to the question, holding a span of the asked type, and naming the question's years
     (:func:`_years_of`): "Who won Wimbledon in 2019?" is not answered by a sentence about 2018."""
-    if atype in LABELLED_TYPES and c.spans and c.context >= COVER_MIN:
-        pass  # an identifier in a passage on the question, however little the sentence itself says
-    elif c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
+    # an identifier in a passage on the question bears it, however little the sentence itself says
+    identifier = atype in LABELLED_TYPES and bool(c.spans) and c.context >= COVER_MIN
+    if not identifier and c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
         return False
     if years and not years <= set(_YEAR.findall(c.hit.chunk.text)) and not years <= _years_of(c, hits):
         return False
