@@ -108,9 +108,18 @@ class PgTelemetry:
         return self._count("DELETE FROM feedback WHERE id = %s AND tenant = %s AND owner = %s",
                            (feedback_id, tenant, owner)) > 0
 
+    def feedback_owners(self) -> list[tuple[str, str, int]]:
+        rows = self._rows("SELECT tenant, owner, count(*) FROM feedback GROUP BY tenant, owner ORDER BY tenant, owner")
+        return [(t, o, int(n)) for t, o, n in rows]
+
+    def delete_owner_feedback(self, tenant: str, owner: str) -> int:
+        return self._count("DELETE FROM feedback WHERE tenant = %s AND owner = %s", (tenant, owner))
+
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}
-        rows = self._rows("SELECT item_id, count(*) FILTER (WHERE useful), count(*) FROM feedback "
-                          "WHERE tenant = %s AND item_id = ANY(%s) GROUP BY item_id", (tenant, list(item_ids)))
+        rows = self._rows("SELECT item_id, count(*) FILTER (WHERE useful), count(*) FROM (SELECT item_id, useful, owner, "
+                          "row_number() OVER (PARTITION BY item_id, owner ORDER BY created_at DESC, id) AS nth "
+                          "FROM feedback WHERE tenant = %s AND item_id = ANY(%s)) AS marks "
+                          "WHERE nth = 1 OR owner = '' GROUP BY item_id", (tenant, list(item_ids)))
         return {i: (int(u), int(n)) for i, u, n in rows}

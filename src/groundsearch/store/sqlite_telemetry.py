@@ -155,11 +155,20 @@ class SQLiteTelemetry:
         return self._write("DELETE FROM feedback WHERE id = ? AND tenant = ? AND owner = ?",
                            (feedback_id, tenant, owner)).rowcount > 0
 
+    def feedback_owners(self) -> list[tuple[str, str, int]]:
+        rows = self._read("SELECT tenant, owner, count(*) FROM feedback GROUP BY tenant, owner ORDER BY tenant, owner")
+        return [(t, o, int(n)) for t, o, n in rows]
+
+    def delete_owner_feedback(self, tenant: str, owner: str) -> int:
+        return self._write("DELETE FROM feedback WHERE tenant = ? AND owner = ?", (tenant, owner)).rowcount
+
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}
-        rows = self._read("SELECT item_id, sum(useful), count(*) FROM feedback WHERE tenant = ? AND item_id IN "
-                          "(SELECT value FROM json_each(?)) GROUP BY item_id", (tenant, json.dumps(list(item_ids))))
+        rows = self._read("SELECT item_id, sum(useful), count(*) FROM (SELECT item_id, useful, owner, row_number() OVER "
+                          "(PARTITION BY item_id, owner ORDER BY created_at DESC, rowid DESC) AS nth FROM feedback "
+                          "WHERE tenant = ? AND item_id IN (SELECT value FROM json_each(?))) "
+                          "WHERE nth = 1 OR owner = '' GROUP BY item_id", (tenant, json.dumps(list(item_ids))))
         return {i: (int(u), int(n)) for i, u, n in rows}
 
 
