@@ -29,7 +29,8 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from . import decompose, hops, relations
-from .answer_type import AnswerType, answer_spans, choices, expected_type
+from .asked_fields import field_answer, named_records, speaks_of
+from .answer_type import SPAN_TYPES, AnswerType, answer_spans, choices, expected_type
 from .answerable import best_span, canonical, confident, nested, only_a_year, vote_margin
 from .sentence_vectors import SentenceVectors
 from .sentences import embed_text, quotable
@@ -63,6 +64,8 @@ CONTEXT_MIN = 0.75
 BEARING_VOTERS = 6  # the best answer-bearing sentences that vote on the answer span
 # A sentence shown after "no sentence answers this directly": on the topic at all.
 RELATED_SIM, RELATED_COVER = 0.3, 0.25
+# Types whose value is an identifier a source states once, labelled ("Code: Apache-2.0"), see _labelled
+LABELLED_TYPES = frozenset({"licence", "version"})
 CONFLICT_OVERLAP = 0.6  # Jaccard of the words two sentences share (answer spans aside) to be "the same claim"
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 _WORDS = re.compile(r"\w+")
@@ -94,9 +97,24 @@ def candidates(hits: Sequence[EvidenceHit]) -> list[Candidate]:
             if s.casefold() in seen:
                 continue
             seen.add(s.casefold())
-            out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=frozenset(analyze(s))))
+            out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=_spellings(analyze(s))))
             pos += 1
     return out
+
+
+# British and American spellings of one word stem apart ("licenc" / "licens", "organis" / "organiz",
+# "colour" / "color"): a sentence's terms carry both, so a question in either spelling finds it
+_SPELLING = ((re.compile(r"enc$"), "ens"), (re.compile(r"ens$"), "enc"), (re.compile(r"is(?=e?$|ation$)"), "iz"),
+             (re.compile(r"iz(?=e?$|ation$)"), "is"), (re.compile(r"our$"), "or"), (re.compile(r"(?<=[^aeiou])or$"), "our"))
+
+
+def _spellings(terms: Sequence[str]) -> frozenset[str]:
+    out = set(terms)
+    for t in terms:
+        for pattern, other in _SPELLING:
+            if len(t) > 4 and pattern.search(t):
+                out.add(pattern.sub(other, t))
+    return frozenset(out)
 
 
 def _covers(c: Candidate, term: str) -> bool:
@@ -134,11 +152,14 @@ def _years_of(c: Candidate, hits: Sequence[EvidenceHit]) -> set[str]:
 def _answer_bearing(c: Candidate, atype: AnswerType, years: set[str], hits: Sequence[EvidenceHit] = ()) -> bool:
     """Close enough to the question, holding a span of the asked type, and naming the question's years
     (:func:`_years_of`): "Who won Wimbledon in 2019?" is not answered by a sentence about 2018."""
-    if c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
+    # an identifier in a passage on the question bears it, however little the sentence itself says
+    identifier = atype in LABELLED_TYPES and bool(c.spans) and c.context >= COVER_MIN
+    if not identifier and c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
         return False
     if years and not years <= set(_YEAR.findall(c.hit.chunk.text)) and not years <= _years_of(c, hits):
         return False
-    return bool(c.spans) if atype in ("person", "place", "date", "number", "entity") else True
+
+    return bool(c.spans) if atype in SPAN_TYPES else True
 
 
 def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, atype: AnswerType) -> None:
@@ -150,13 +171,14 @@ def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, a
     ordinary = {w.casefold() for c in pool for w in _TOKENS.findall(c.text)[1:] if w[:1].islower()}
     for c in pool:
         c.cover = sum(w for t, w in weights.items() if t in c.terms) / total
-        if c.hit.id not in passages:
-            passages[c.hit.id] = frozenset(analyze(f"{c.hit.item.title} {c.hit.chunk.text}"))
+        if c.hit.id not in passages:  # the section's headings say what its sentences are about too
+            heading = " ".join(c.hit.chunk.heading_path)
+            passages[c.hit.id] = _spellings(analyze(f"{c.hit.item.title} {heading} {c.hit.chunk.text}"))
         c.context = sum(w for t, w in weights.items() if t in passages[c.hit.id]) / total
         c.spans = tuple(answer_spans(c.text, atype, query, ordinary))
         # until (unless) the sentence is embedded, its chunk's cosine from the vector leg stands in for it
         c.sim = max((ls.score for ls in c.hit.legs if ls.leg == "vector"), default=0.0)
-    typed = atype in ("person", "place", "date", "number", "entity")
+    typed = atype in SPAN_TYPES
 
     def cheap(c: Candidate) -> float:
         return W_TERMS * c.cover + W_TYPE * (bool(c.spans) if typed else 0) + W_RANK / (1 + c.rank)
@@ -315,6 +337,21 @@ def _conflict(bearing: Sequence[Candidate]) -> tuple[Candidate, str, Candidate, 
     return None
 
 
+def _labelled(holders: Sequence[Candidate], span: str, query: str) -> bool:
+    """A holder opens with a label made of the question's own words, then the span as its value: "Code:
+    Apache-2.0." under the README's "Licences" for "Which licence does groundsearch's code use?". For an
+    identifier-like type (``LABELLED_TYPES``) that is the sentence saying what the value is, however few
+    other results repeat it (a licence is stated once)."""
+    asked = set(analyze(query))
+    for c in holders:
+        m = re.match(r"^\s*([^:]{1,40}):\s*(.*)$", c.text)
+        if m and m.group(2).startswith(span):
+            label = set(analyze(m.group(1)))
+            if label and label <= asked:
+                return True
+    return False
+
+
 def _sentence(c: Candidate) -> Sentence:
     return Sentence(text=c.text, citations=(c.hit.id,))
 
@@ -363,17 +400,33 @@ def follow_ups(query: str, hits: Sequence[EvidenceHit],
 def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Prose:
     """The extractive answer to ``query`` from ``hits`` (the fused page, best first)."""
     pool = candidates(hits)
+    stored = field_answer(query, hits)
+    if stored is not None:  # a record the question names stores the asked value as a field (:mod:`.asked_fields`)
+        value, holder = stored
+        line = Sentence(text=f"{ANSWER_PREFIX}{value}.", citations=(holder.id,))
+        if pool:
+            _score(query, pool, vectors, expected_type(query))
+        related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
+        return Prose(sentences=(line, *(_sentence(c) for c in _mmr(related, FULL_SENTENCES, [], query))),
+                     mode="extractive")
     if not pool:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
     atype = expected_type(query)
     _score(query, pool, vectors, atype)
     years = set(_YEAR.findall(query))
     bearing = [c for c in pool if _answer_bearing(c, atype, years, hits)]
+    named = named_records(query, hits)
+    if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
+                         for _, h, names in named):
+        # "How does HippoRAG use Personalized PageRank?": sentences on PageRank that never name the record
+        # the question is about answer another question; say so and list the records it names first
+        first = [h for _, h, _ in sorted(named, key=lambda n: -n[0])]
+        return Prose(sentences=(no_answer([*first, *(h for h in hits if h not in first)]),), mode="extractive")
     if not bearing or nested(query):
         # a second-hop question: the spans on the page are bridge candidates, neither its answer nor a
         # disagreement about it; the first and second hop's sentences are quoted instead (_chain)
         return _unanswered(pool, hits, query, vectors=vectors)
-    typed = atype in ("person", "place", "date", "number", "entity")
+    typed = atype in SPAN_TYPES
     opening: list[Sentence] = []
     first: list[Candidate] = []
     if typed:
@@ -391,7 +444,8 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
             # the page's items the question names by their whole title ("groundsearch"): its topic
             asked = set(analyze(query))
             names = {t for h in hits if (title := set(analyze(h.item.title))) and title <= asked for t in title}
-            if not confident(query, holders, share, vote_margin(voters, query), names, span):
+            if not confident(query, holders, share, vote_margin(voters, query), names, span) and not (
+                    atype in LABELLED_TYPES and _labelled(holders, span, query)):
                 return _unanswered(pool, hits, query, vectors=vectors)
             opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
                                     citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))
