@@ -137,6 +137,7 @@ def test_a_plain_format_word_in_an_unread_script_is_a_candidate_not_a_claim(quer
         "pgvector tantivy usearch numbers again",
         "define reciprocal rank fusion",
         "who wrote PanGu-Σ?",  # a lone Greek letter is a name
+        "which papers did Łukasz Kaiser write with Noam Shazeer?",  # so is one word in another alphabet
         "哪些论文讨论了RAG？",
         "¿quién escribió ColBERT?",
     ],

@@ -861,10 +861,13 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def unread_language(text: str) -> bool:
     """The request is in a language tier 1 has no lexicon for (its Polish, Turkish, Russian and Korean words are
-    a handful): a letter outside the nine languages' alphabets, or three words or more and none of them common."""
-    for word in _WORD.findall(text):  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
-        if len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word):
-            return True
+    a handful): two words with a letter outside the nine languages' alphabets, or three words or more and none of
+    them common in the nine (one such word is a name: "the paper with Łukasz Kaiser", but "Cho tôi bảng các bài báo"
+    has no common word either)."""
+    outside = sum(len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word)
+                  for word in _WORD.findall(text))  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
+    if outside >= 2:
+        return True
     if _HAN_KANA.search(text):
         return False
     # names ("ICLR", "ColBERT", "SIGIR") say nothing of the language; a capital opening the sentence does not make one
