@@ -375,6 +375,13 @@ class Engine:
         if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id, owner=owner):
             raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
 
+    def forget_feedback_owner(self, tenant: str, owner: str) -> int:
+        """Delete every mark ``owner`` (a key's id) left in ``tenant``: a revoked key stops steering its tenant's
+        ranking, and nobody could remove its marks any more (a mark is its owner's). 0 with telemetry off."""
+        if self.recorder is None:
+            return 0
+        return self.recorder.store.delete_owner_feedback(tenant, owner)
+
     def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """``{item_id: (useful, marks)}`` of ``tenant``, every owner's marks (the weighted profile's boost)."""
         return self._telemetry_for("feedback").feedback_stats(caller_scope(tenant), item_ids)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from groundsearch.answer.charts import DRAWABLE
 from groundsearch.answer.normalize import normalize
+from groundsearch.query.intent.kinds import named
 from groundsearch.types import (
     ChartResult,
     ChartSubtype,
@@ -200,6 +201,18 @@ def test_the_response_names_the_kind_in_the_users_words() -> None:
     assert notice.requested == "violin plot"
 
 
+def test_a_downgrade_names_the_kind_beside_words_that_do_not_say_it() -> None:
+    """"gráfico com bolhas" is a bubble chart the demo can't draw: the notice says "bubble chart" too, so it
+    names the kind it could not draw in words every reader knows (and the fidelity judge counts it downgraded)."""
+    notice, shown = chart("bubble", PAPERS, chart_requested="gráfico com bolhas")
+    assert notice.requested == 'bubble chart ("gráfico com bolhas")' and "three numeric fields" in notice.reason
+    assert notice.substitute == f"chart:{shown.subtype}"
+    notice, _ = chart("tornado", PAPERS, chart_requested="barras que van hacia ambos lados")
+    assert notice.requested.startswith("tornado diagram (")
+    notice, _ = chart("gantt", PAPERS, chart_requested="diagrama de Gantt")  # already named: kept as said
+    assert notice.requested == "diagrama de Gantt"
+
+
 def test_a_chart_asked_with_no_evidence_says_why_it_is_absent() -> None:
     [notice] = chart("pie", [])
     assert notice.kind == "unsupported-format" and notice.requested == "pie" and notice.substitute == "none"
@@ -254,10 +267,10 @@ def test_every_kind_is_drawn_or_downgraded_by_name(subtype: str, start: int, siz
     out = chart(subtype, hits, chart_requested=words)
     charts = [r for r in out if r.kind in ("chart", "timeline")]
     notices = [r for r in out if r.kind == "unsupported-format"]
-    asked = words or subtype
+    asked = named(subtype, words) if words else subtype
     if notices:
         [notice] = notices
-        assert notice.requested == asked and notice.reason
+        assert notice.requested == asked and notice.reason and (words or subtype) in notice.requested
         if hits:
             [shown] = charts
             assert notice.substitute == (f"chart:{shown.subtype}" if shown.kind == "chart" else shown.kind)

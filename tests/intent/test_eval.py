@@ -89,13 +89,14 @@ def test_packaged_set_is_large_and_varied():
 
 
 def test_no_request_of_a_blind_split_is_trained_on():
-    """The classifier learns from the files in TRAINING_FILES only; any other labelled split (heldout8, kept for
-    one final blind measurement) shares no request with its training rows."""
+    """The classifier learns from the files in TRAINING_FILES only; any other labelled split (heldout10, kept for
+    the session's one final blind measurement) shares no request with its training rows or the prototypes."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
               and p.name not in TRAINING_FILES]
-    assert "intents-heldout8.jsonl" not in TRAINING_FILES
+    assert "intents-heldout10.jsonl" not in TRAINING_FILES
+    assert "intents-heldout10.jsonl" in others  # the split is there, so the overlap check below reads it
     for name in others:
         assert not {r["query"].casefold() for r in load_labelled(data / name)} & trained, name
 
@@ -125,16 +126,25 @@ def test_heldout_split_is_the_committed_one():
 
 
 def test_later_blind_heldout_splits_are_the_committed_ones():
-    """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7) before any measurement;
-    heldout7 was measured once at the end of session 4 and is a learning split from session 5."""
+    """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7; 5a6e78f: heldout8; 3a43bfa:
+    heldout9; 81c381f: heldout10) before any measurement. heldout7 was measured once at the end of session 4 and
+    is a learning split from session 5; heldout9 was measured blind once at the start of session 6 and is one
+    from then; heldout10 is kept blind for session 6's final measurement and is never trained on."""
     data = resources.files("groundsearch.evaluation") / "data"
     readme = (data / "README.md").read_text("utf-8")
     for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
                        ("intents-heldout5.jsonl", "cc0dc4a43e0547a2c1968d8c2c46485cb27924caf09aba8e9af0f2fbfc81daaf"),
                        ("intents-heldout6.jsonl", "ea9348da88ba39de0298e3341ed0a9175bffef53aef856c568c8968da154498c"),
-                       ("intents-heldout7.jsonl", "bdf20dc6478ee690f5388f24a94822ba6d0c6e4b6ec57782ccf81ccc1521a2fc")):
+                       ("intents-heldout7.jsonl", "bdf20dc6478ee690f5388f24a94822ba6d0c6e4b6ec57782ccf81ccc1521a2fc"),
+                       ("intents-heldout8.jsonl", "53a9300c3fbe60cf4192bd057925b3ede8443d065078eaf08db5a8310b7736fd"),
+                       ("intents-heldout9.jsonl", "e8007c7944cf993669d7dce8568c4ff6743b877c2fa405557ca6c7fcea3c592a"),
+                       ("intents-heldout10.jsonl", "e3250a55146870a71f929cc48c25a75e4b50f7d85c4eebac9ef2ce7d287e0688")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
+
+
+def test_the_final_blind_split_is_never_a_training_file():
+    assert "intents-heldout10.jsonl" not in TRAINING_FILES
 
 
 def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..query.intent.kinds import named
 from ..types import (
     ChartPoint,
     ChartResult,
@@ -390,7 +391,7 @@ def chart_results(intent: Intent, hits: Sequence[EvidenceHit], specs: Mapping[st
                   topic: str = "") -> list[Drawn | UnsupportedFormatResult]:
     """The chart asked for by ``intent`` (or its nearest drawable substitute, announced), from ``hits``."""
     asked_kind = intent.chart_subtype or ("other" if intent.chart_requested else "ranked-bar")
-    asked = intent.chart_requested or asked_kind
+    asked = named(intent.chart_subtype, intent.chart_requested) if intent.chart_requested else asked_kind
     about = f" — {topic}" if topic else ""
     if not hits:
         return [nothing_matched(asked, "chart")]

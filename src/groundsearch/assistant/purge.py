@@ -10,6 +10,10 @@ Reachable, and never purged:
 
 Everything else is unreachable: revoked keys' conversations, and rows from before owners existed (owner ``''``
 under a tenant), which no key reaches either. The purge reads only owners and counts, never a conversation.
+
+Feedback marks follow the same rule with one difference: marks from before owners (owner ``''``) are kept, since
+they are documented to go on counting in their tenant's ranking. A revoked key's marks are deleted when it is
+revoked; the purge takes the ones of keys revoked before that (or removed from the keys file by hand).
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from dataclasses import dataclass
 
 from ..scope import ALL_TENANTS_SCOPE, MCP_OWNER
 from ..store.chat_base import ConversationStore
+from ..store.telemetry_base import TelemetryStore
 
-__all__ = ["Unreachable", "purge_unreachable", "unreachable"]
+__all__ = ["Unreachable", "purge_unreachable", "purge_unreachable_marks", "unreachable"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,4 +58,15 @@ def purge_unreachable(store: ConversationStore, live_keys: Callable[[], Iterable
     if not dry_run:
         for u in found:
             store.delete_owner(u.tenant, u.owner)
+    return found
+
+
+def purge_unreachable_marks(telemetry: TelemetryStore, live_keys: Callable[[], Iterable[tuple[str, str]]], *,
+                            dry_run: bool) -> list[Unreachable]:
+    """Delete (unless ``dry_run``) the feedback marks of owners no live key is (``conversations`` counts marks
+    here); marks from before owners (``''``) stay. Owners are read before keys, as in :func:`purge_unreachable`."""
+    found = [u for u in unreachable(telemetry.feedback_owners(), live_keys()) if u.owner]
+    if not dry_run:
+        for u in found:
+            telemetry.delete_owner_feedback(u.tenant, u.owner)
     return found

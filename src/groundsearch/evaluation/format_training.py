@@ -7,10 +7,13 @@ learnt part. The rules were written while reading all of these splits, so on the
 out-of-sample precision comes from ``tier1-blind.jsonl``: each blind split read by the rules as they stood
 before it was opened (commit per row).
 
-From those out-of-sample readings the calibration is set: tier 1's confidence per case, the classifier's per
-probability bin, and the ``overrides``: the cases where a classifier that disagrees with a sure tier 1 at
-probability ≥ t was right more than twice as often as tier 1, with the lowest such t. Then the classifier is
-fitted on every split and written next to its calibration.
+From those out-of-sample readings the calibration is set. The ``overrides`` are the cases where a classifier that
+disagrees with a sure tier 1 at probability ≥ t fixed more readings than it broke (``OVERRIDE_COST``), with the
+best such t. The rule of combination itself is chosen by ``combination_study``: each candidate rule scored on every
+blind split as tier 1 first read it, its overrides chosen from the other splits only (the honest estimate of the
+next blind split). Each tier's confidence is then the accuracy of the decisions it made in that same
+leave-one-split-out run: tier 1 per case where it still decided, the classifier per probability bin where it did.
+Then the classifier is fitted on every split (less any request a blind split holds) and written beside it.
 
     python -m groundsearch.evaluation.format_training            # LOSO table only
     python -m groundsearch.evaluation.format_training --write    # + fit on all, write npz + calibration.json
@@ -34,8 +37,8 @@ import numpy as np
 
 from ..query.intent.directives import read_directive
 from ..query.intent.format_model import (
-    FORMATS, Calibration, FormatClassifier, bins, fit, load_calibration, restrict, training_files, training_rows,
-    training_sha256,
+    FORMATS, Calibration, FormatClassifier, bins, blind_requests, fit, load_calibration, restrict, training_files,
+    training_rows, training_sha256,
 )
 from ..query.intent.format_step import FormatStep
 
@@ -97,8 +100,9 @@ def score(rows: list[dict[str, Any]], predicted: list[tuple[str, str | None]]) -
 def _folds(splits: dict[str, list[dict[str, Any]]], vectors: dict[str, np.ndarray], model_id: str
            ) -> dict[str, FormatClassifier]:
     protos, memo, out = _prototypes(), MemoEmbedder(model_id, vectors), {}
+    blind = blind_requests()
     for held, test in splits.items():
-        held_out = {r["query"].casefold() for r in test}
+        held_out = {r["query"].casefold() for r in test} | blind
         train = [r for name, rows in splits.items() if name != held for r in rows
                  if r["query"].casefold() not in held_out]
         train += [p for p in protos if p["query"].casefold() not in held_out]
@@ -110,12 +114,13 @@ def _folds(splits: dict[str, list[dict[str, Any]]], vectors: dict[str, np.ndarra
 def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassifier],
          calibration: Calibration) -> dict[str, Any]:
     """Per split left out: the format step with that fold's classifier, and the classifier alone."""
-    report: dict[str, Any] = {"splits": {}, "rows": []}
+    report: dict[str, Any] = {"splits": {}, "rows": [], "kinds": {}}
     for held, test in splits.items():
         clf = folds[held]
         step = FormatStep(lambda clf=clf: clf, calibration)
         cascade, alone, tiers = [], [], Counter()
         for r in test:
+            report["kinds"][f"{held}\t{r['query']}"] = r.get("chart_subtype")
             d = read_directive(r["query"])
             decision, _ = step.decide(r["query"], d)
             cascade.append((decision.format, decision.chart_subtype))
@@ -164,74 +169,192 @@ def choose_overrides(table: dict[str, dict[float, list[int]]], *, cost: float = 
     return out
 
 
+# The override cost the rules-of-combination study chose (``combination_study``): leave-one-split-out over the
+# blind readings, a break weighed once fixed more than one weighed twice (0.971 vs 0.966, drops 11 vs 16, session 6).
+OVERRIDE_COST = 1.0
+
+
 def calibrate(report: dict[str, Any], model_id: str) -> dict[str, Any]:
-    """calibration.json from out-of-sample readings only (see the module docstring)."""
-    by_query = {(r["split"], r["query"]): r for r in report["rows"]}
-    blind = blind_tier1()
-    rules: dict[str, list[bool]] = defaultdict(list)
-    readings = []  # (evidence, tier-1 format, gold, LOSO probabilities) of every sure reading
-    for b in blind:
-        row = by_query[(b["split"], b["query"])]
-        rules[b["evidence"]].append(b["format"] == row["format"])
-        if b["sure"]:
-            # whether the word stood after a use preposition is read by today's tier 1 (old ones did not say)
-            readings.append((b["evidence"], b["format"], row["format"], np.array(row["p"]), row["framed"],
-                             b["evidence"] == "none" and row["question"]))
-    for r in report["rows"]:  # today's tier 1 on every split: in-sample, so it can only argue for tier 1
-        if r["sure"]:
-            readings.append((r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["framed"],
-                             r["evidence"] == "none" and r["question"]))
-    table = _disagreements(readings)
-    oof = []
-    for r in report["rows"]:
-        fmt, conf = restrict(np.array(r["p"]), r["candidates"])
-        oof.append((conf, fmt == r["format"]))
+    """calibration.json from out-of-sample readings only (see the module docstring): the overrides from every
+    sure reading, and each tier's confidence from the blind decisions it made under them (``decisions``)."""
+    blind = _blind_readings(report)
+    table = _disagreements(_sure_readings(report, blind, None))
+    made = decisions(report, OVERRIDE_COST)
+    tiers = confidences(made)
     old = load_calibration()
     return {
         "model_id": model_id,
         "training_files": list(training_files()),
         "training_sha256": training_sha256(),
-        "rules": {e: round((sum(v) + 0.5) / (len(v) + 1), 4) for e, v in sorted(rules.items())},
-        "rules_n": {e: len(v) for e, v in sorted(rules.items())},
-        "rules_source": "tier1-blind.jsonl (each blind split read by the rules of the commit before it was opened)",
-        "classifier": bins(oof),
-        "classifier_n": len(oof),
-        "classifier_source": "leave-one-split-out predictions over the training files, within tier 1's candidates",
-        "overrides": choose_overrides(table),
+        **tiers,
+        "rules_source": "tier1-blind.jsonl (each blind split read by the rules of the commit before it was opened): "
+                        "per sure case, the accuracy of the readings tier 1 still decided once the overrides "
+                        "(chosen without that split) had spoken; per unsure case, of its reading",
+        "classifier_source": "the blind decisions the classifier made (tier 1 unsure, or overruled), probabilities "
+                             "of the fold that left the split out",
+        "overrides": choose_overrides(table, cost=OVERRIDE_COST),
         "override_table": {e: {str(t): v for t, v in by_t.items()} for e, by_t in sorted(table.items())},
         "llm": [list(b) for b in old.llm],  # tier 3's table is written by the eval, not by this fit
         "llm_wins": sorted(old.llm_wins),
     }
 
 
-def blind_estimate(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassifier],
-                   overrides: dict[str, float]) -> dict[str, Any]:
-    """Each blind split as a new one would be met: tier 1 as it stood before the split was opened, the
-    classifier of the fold that left the split out (within that tier 1's candidates when it was unsure)."""
-    from ..query.intent.directives import fold, subtype_from_cues
-
-    by_split: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for b in blind_tier1():
-        by_split[b["split"]].append(b)
-    out = {}
-    for split, readings in by_split.items():
-        gold = {r["query"]: r for r in splits[split]}
-        predicted = []
-        for b in readings:
-            fmt, subtype = b["format"], b.get("subtype")
-            p = folds[split].probabilities(b["query"])
-            if not b["sure"]:
-                fmt, _ = restrict(p, b["candidates"])
-                subtype = b.get("subtype") if fmt == b["format"] == "chart" else None
-            elif b["evidence"] in overrides and _overrules(
-                    fmt, p, overrides[b["evidence"]], (today := read_directive(b["query"])).framed,
-                    b["evidence"] == "none" and today.question):
-                fmt, subtype = FORMATS[int(np.argmax(p))], None
-            if fmt == "chart" and subtype is None:
-                subtype = subtype_from_cues(fold(b["query"]))
-            predicted.append((fmt, subtype if fmt == "chart" else None))
-        out[split] = score([gold[b["query"]] for b in readings], predicted)
+def decisions(report: dict[str, Any], cost: float, abstain_unread: bool = True) -> list[dict[str, Any]]:
+    """Each blind reading decided as a new split would be (overrides chosen from every other split): its split,
+    deciding tier, tier-1 case, the probability the classifier stated and whether the format was right."""
+    blind = _blind_readings(report)
+    out = []
+    for split in sorted({b["split"] for b in blind}):
+        overrides = choose_overrides(_disagreements(_sure_readings(report, blind, split)), cost=cost)
+        for b in (b for b in blind if b["split"] == split):
+            fmt, _, tier = decide_blind(b, overrides, abstain_unread)
+            p = restrict(b["p"], [] if b["sure"] else b["candidates"])[1]
+            out.append({"split": split, "tier": tier, "evidence": b["evidence"], "p": p, "sure": b["sure"],
+                        "ok": fmt == b["gold"], "tier1_ok": b["format"] == b["gold"]})
     return out
+
+
+def confidences(made: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each tier's stated confidence as its measured accuracy on ``made``: tier 1 per case (Laplace-smoothed), on
+    the readings it decided when the case is sure and on all its readings when not (the fallback's); the
+    classifier per probability bin."""
+    rules: dict[str, list[bool]] = defaultdict(list)
+    for d in made:
+        if d["tier"] == "rules" or not d["sure"]:
+            rules[d["evidence"]].append(d["ok"] if d["tier"] == "rules" else d["tier1_ok"])
+    clf = [(d["p"], d["ok"]) for d in made if d["tier"] == "classifier"]
+    return {"rules": {e: round((sum(v) + 0.5) / (len(v) + 1), 4) for e, v in sorted(rules.items())},
+            "rules_n": {e: len(v) for e, v in sorted(rules.items())},
+            "classifier": bins(clf), "classifier_n": len(clf)}
+
+
+def _as_calibration(tiers: dict[str, Any]) -> Calibration:
+    table = tuple((low, high, acc) for low, high, acc in tiers["classifier"])
+    return Calibration(rules=tiers["rules"], classifier=table, llm=(), llm_wins=frozenset(), model_id="")
+
+
+def reliability(made: list[dict[str, Any]], calibration: Calibration | None) -> dict[str, list[list[float]]]:
+    """Per deciding tier, per bucket of stated confidence: [low, high, n, stated mean, measured accuracy] of the
+    blind decisions ``made``. ``calibration`` None: each split's confidences come from ``confidences`` of the
+    other splits' decisions, so the table is out of sample."""
+    pairs: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    for split in sorted({d["split"] for d in made}):
+        cal = calibration or _as_calibration(confidences([d for d in made if d["split"] != split]))
+        for d in (d for d in made if d["split"] == split):
+            stated = cal.rules_confidence(d["evidence"]) if d["tier"] == "rules" else cal.classifier_confidence(d["p"])
+            pairs[d["tier"]].append((stated, d["ok"]))
+    out = {}
+    for tier, got in sorted(pairs.items()):
+        rows = []
+        for low, high in zip(STATED, STATED[1:], strict=False):
+            hits = [(c, ok) for c, ok in got if low <= c < high]
+            if hits:
+                rows.append([low, min(high, 1.0), len(hits), round(sum(c for c, _ in hits) / len(hits), 3),
+                             round(sum(ok for _, ok in hits) / len(hits), 3)])
+        out[tier] = rows
+    return out
+
+
+def blind_estimate(report: dict[str, Any], overrides: dict[str, float]) -> dict[str, Any]:
+    """Each blind split as a new one would be met: tier 1 as it stood before the split was opened, the
+    classifier of the fold that left the split out, and the same ``overrides`` for every split (chosen on all of
+    them, so in-sample for the overrides; ``combination_study`` is the out-of-sample figure)."""
+    by_split: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for b in _blind_readings(report):
+        by_split[b["split"]].append(b)
+    return {split: score([{"format": b["gold"], "chart_subtype": _gold_kind(report, b)} for b in rows],
+                         [decide_blind(b, overrides, True)[:2] for b in rows]) for split, rows in by_split.items()}
+
+
+# The rules of combination the study compares, each fitted leaving the split it is scored on out:
+# name → (override cost, one threshold for every sure case instead of one per case, abstain on an unread language)
+RULES_OF_COMBINATION: dict[str, tuple[float | None, bool, bool]] = {
+    "tier 1 decides when sure": (None, False, False),
+    "per-case overrides (cost 2)": (2.0, False, False),
+    "per-case overrides (cost 1)": (1.0, False, False),
+    "one threshold, every case (cost 2)": (2.0, True, False),
+    "per-case overrides (cost 2) + abstain on unread language": (2.0, False, True),
+    "per-case overrides (cost 1) + abstain on unread language": (1.0, False, True),
+}
+STATED = (0.0, 0.5, 0.7, 0.85, 0.95, 1.0001)  # buckets of a decision's stated confidence
+
+
+def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each tier1-blind row joined to its gold label, its fold's probabilities and today's reading of its frame."""
+    by_query = {(r["split"], r["query"]): r for r in report["rows"]}
+    out = []
+    for b in blind_tier1():
+        row = by_query[(b["split"], b["query"])]
+        out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
+                    "asks": b["evidence"] == "none" and row["question"]})
+    return out
+
+
+def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: str | None
+                   ) -> list[tuple[str, str, str, np.ndarray, bool, bool]]:
+    """What ``calibrate`` chooses overrides from, less the split ``leave`` (its blind and its in-sample rows)."""
+    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["framed"], b["asks"]) for b in blind
+           if b["sure"] and b["split"] != leave]
+    out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["framed"],
+             r["evidence"] == "none" and r["question"]) for r in report["rows"] if r["sure"] and r["split"] != leave]
+    return out
+
+
+def _one_threshold(table: dict[str, dict[float, list[int]]], cost: float) -> dict[str, float]:
+    """The single threshold, for every case, with the most fixes minus ``cost`` × breaks (none if never positive)."""
+    totals = {t: (sum(by_t[t][0] for by_t in table.values()), sum(by_t[t][1] for by_t in table.values()))
+              for t in THRESHOLDS}
+    gain, t = max((f - cost * b, t) for t, (f, b) in totals.items())
+    return {e: t for e in table} if gain > 0 else {}
+
+
+def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread: bool) -> tuple[str, str | None, str]:
+    """A blind row met as a new one would be: (format, chart kind, deciding tier) under one rule of combination."""
+    from ..query.intent.directives import fold, subtype_from_cues, unread_language
+
+    fmt, subtype, tier, p = b["format"], b.get("subtype"), "rules", b["p"]
+    sure, candidates = b["sure"], b["candidates"]
+    if abstain_unread and sure and b["evidence"] == "none" and unread_language(" ".join(b["query"].split())):
+        sure, candidates = False, []
+    if not sure:
+        fmt, _ = restrict(p, candidates)
+        subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
+    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["framed"], b["asks"]):
+        fmt, subtype, tier = FORMATS[int(np.argmax(p))], None, "classifier"
+    if fmt == "chart" and subtype is None:
+        subtype = subtype_from_cues(fold(b["query"]))
+    return fmt, (subtype if fmt == "chart" else None), tier
+
+
+def combination_study(report: dict[str, Any]) -> dict[str, Any]:
+    """Every rule of combination scored leave-one-split-out on the blind readings: for each blind split, the
+    overrides are chosen from every other split's readings and applied to that split as tier 1 first read it."""
+    blind = _blind_readings(report)
+    splits = sorted({b["split"] for b in blind}, key=lambda x: (len(x), x))
+    out: dict[str, Any] = {}
+    for name, (cost, single, abstain) in RULES_OF_COMBINATION.items():
+        per, chosen = {}, {}
+        for split in splits:
+            overrides: dict[str, float] = {}
+            if cost is not None:
+                table = _disagreements(_sure_readings(report, blind, split))
+                overrides = _one_threshold(table, cost) if single else choose_overrides(table, cost=cost)
+            rows = [b for b in blind if b["split"] == split]
+            predicted = [decide_blind(b, overrides, abstain)[:2] for b in rows]
+            per[split] = score([{"format": b["gold"], "chart_subtype": _gold_kind(report, b)} for b in rows],
+                               predicted)
+            chosen[split] = overrides
+        n = sum(f["n"] for f in per.values())
+        out[name] = {"splits": per, "overrides": chosen,
+                     "pooled": {"n": n, "format": round(sum(f["format"] * f["n"] for f in per.values()) / n, 4),
+                                "dropped": sum(f["dropped"] for f in per.values()),
+                                "unasked": sum(f["unasked"] for f in per.values()),
+                                "asked_none": sum(f["asked_none"] for f in per.values())}}
+    return out
+
+
+def _gold_kind(report: dict[str, Any], b: dict[str, Any]) -> str | None:
+    return report["kinds"].get(f"{b['split']}\t{b['query']}")
 
 
 def _table(report: dict[str, Any]) -> str:
@@ -263,9 +386,10 @@ def record_blind_tier1(commit: str, split_file: str, out: Path) -> int:  # pragm
     return len(rows[split])
 
 
-def _vectors(queries: list[str], embedder: Any) -> dict[str, np.ndarray]:
-    """e5 vectors of ``queries``, memoised on disk per model id: a re-run embeds only the new requests."""
-    path = Path.home() / ".cache" / "groundsearch" / f"format-training-{embedder.model_id.replace('@', '-')}.npz"
+def _vectors(queries: list[str], embedder: Any, memo: str = "format-training") -> dict[str, np.ndarray]:
+    """e5 vectors of ``queries``, memoised on disk per model id: a re-run embeds only the new requests (``memo``
+    names the file, so the kind fit, run beside this one, never rewrites the file this one reads)."""
+    path = Path.home() / ".cache" / "groundsearch" / f"{memo}-{embedder.model_id.replace('@', '-')}.npz"
     known: dict[str, np.ndarray] = {}
     if path.is_file():
         with np.load(path, allow_pickle=False) as data:
@@ -296,13 +420,28 @@ def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a mai
     cal = calibrate(before, embedder.model_id)
     after = loso(splits, folds, replace(no_override, overrides=cal["overrides"]))
     print(f"LOSO, with the overrides {cal['overrides']}:\n" + _table(after))
-    blind = {"without overrides": blind_estimate(splits, folds, {}),
-             "with overrides": blind_estimate(splits, folds, cal["overrides"])}
+    blind = {"without overrides": blind_estimate(before, {}),
+             "with overrides": blind_estimate(before, cal["overrides"])}
     for name, figures in blind.items():
-        print(f"Blind estimate (tier 1 before each split was opened + its LOSO classifier), {name}:")
+        print(f"Blind estimate (tier 1 before each split was opened, abstaining on an unread language, + its LOSO "
+              f"classifier), {name}:")
         for split, f in figures.items():
             print(f"  {split:<9} n={f['n']:<4} format {f['format']:.3f}  chart kind {f['chart_kind']:.3f}  drops "
                   f"{f['dropped']}  other {f['other_format']}  unasked {f['unasked']}/{f['asked_none']}")
+    study = combination_study(before)
+    print("Rules of combination, leave-one-split-out over the blind readings (overrides chosen without the split):")
+    for name, res in study.items():
+        pooled = res["pooled"]
+        print(f"  {name:<58} format {pooled['format']:.3f}  drops {pooled['dropped']:>3}  unasked "
+              f"{pooled['unasked']}/{pooled['asked_none']}   " + "  ".join(
+                  f"{k} {v['format']:.3f}" for k, v in res["splits"].items()))
+    made = decisions(before, OVERRIDE_COST)
+    for title, cal_used in (("shipped calibration.json", load_calibration()), ("refitted without the split", None)):
+        print(f"Reliability of the blind decisions (overrides cost {OVERRIDE_COST}, abstaining on an unread language),"
+              f" confidence from the {title}:")
+        for tier, rows in reliability(made, cal_used).items():
+            for low, high, n, stated, measured in rows:
+                print(f"  {tier:<10} [{low:.2f}, {high:.2f})  n {n:>4}  says {stated:.3f}  measured {measured:.3f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"before": before, "after": after, "blind": blind, "calibration": cal}, indent=1))
     if args.write:

@@ -7,6 +7,7 @@ text) — invalid UTF-8, an empty file, an unreadable PDF — before anything is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -174,21 +175,39 @@ def load_html(path: Path, max_chars: int = MAX_CHUNK_CHARS) -> Draft:
     return _draft(path, title, main, chunk_markdown(main, max_chars), {})
 
 
-def load_pdf(path: Path, max_chars: int = MAX_CHUNK_CHARS) -> Draft:
-    """Text per page; each chunk's breadcrumb is its page ("Page 3"), so citations point at a page."""
+def load_pdf(path: Path, max_chars: int = MAX_CHUNK_CHARS, *, between_pages: Callable[[], None] = lambda: None
+             ) -> Draft:
+    """Text per page; each chunk's breadcrumb is its page ("Page 3"), so citations point at a page.
+
+    ``between_pages`` runs before each page and may raise to stop (the ingest job's time budget and cancellation):
+    a page's compressed content stream can inflate to pypdf's 75 MB limit, ~1 s of parsing for a few bytes of the
+    file, so a small PDF of many such pages outlasted any budget checked only around the parse
+    (tests/security/test_pdf_bomb.py).
+    """
     from pypdf import PdfReader
 
     if path.stat().st_size == 0:
         raise ingest_error(path, "empty file")
+
+    def unreadable(exc: Exception) -> Exception:  # a damaged PDF can raise almost anything from deep inside pypdf
+        return ingest_error(path, f"unreadable PDF: {type(exc).__name__}: {exc}")
+
     try:
         reader = PdfReader(path)
         encrypted = reader.is_encrypted
-        pages = [] if encrypted else [page.extract_text() or "" for page in reader.pages]
+        count = 0 if encrypted else len(reader.pages)
         meta_title = "" if encrypted else ((reader.metadata.title if reader.metadata else None) or "")
-    except Exception as exc:  # a damaged PDF can raise almost anything from deep inside pypdf
-        raise ingest_error(path, f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:
+        raise unreadable(exc) from exc
     if encrypted:
         raise ingest_error(path, "unreadable PDF: it is encrypted")
+    pages = []
+    for number in range(count):
+        between_pages()
+        try:
+            pages.append(reader.pages[number].extract_text() or "")
+        except Exception as exc:
+            raise unreadable(exc) from exc
     chunks: list[ChunkDraft] = []
     for number, page_text in enumerate(pages, start=1):
         chunks.extend(chunk_text(page_text, (f"Page {number}",), max_chars))
@@ -199,8 +218,9 @@ def load_pdf(path: Path, max_chars: int = MAX_CHUNK_CHARS) -> Draft:
     return _draft(path, title, text, chunks, {})
 
 
-def load_document(path: Path, max_chars: int = MAX_CHUNK_CHARS) -> Draft:
-    """Dispatch on the file suffix (case-insensitive)."""
+def load_document(path: Path, max_chars: int = MAX_CHUNK_CHARS, *,
+                  between_pages: Callable[[], None] = lambda: None) -> Draft:
+    """Dispatch on the file suffix (case-insensitive); ``between_pages``: see :func:`load_pdf`."""
     suffix = path.suffix.lower()
     if suffix in (".md", ".markdown"):
         return load_markdown(path, max_chars)
@@ -209,5 +229,5 @@ def load_document(path: Path, max_chars: int = MAX_CHUNK_CHARS) -> Draft:
     if suffix in (".html", ".htm"):
         return load_html(path, max_chars)
     if suffix == ".pdf":
-        return load_pdf(path, max_chars)
+        return load_pdf(path, max_chars, between_pages=between_pages)
     raise ingest_error(path, f"unknown extension {suffix or '(none)'!r}; documents are {', '.join(DOCUMENT_SUFFIXES)}")

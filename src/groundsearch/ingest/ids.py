@@ -9,6 +9,10 @@
 * Both carry the tenant, percent-encoded so it holds no ``:``: the scope ``collection:tenant:`` is then
   unambiguous, and tenant ``a:b`` with record ``c`` can never produce the id of tenant ``a``'s record ``b:c``
   (an upsert by that id would replace another tenant's item).
+* The default tenant ``''`` has no tenant segment, so its record keys are escaped too (``%`` and ``:`` only):
+  unescaped, its record ``acme:r1`` had tenant ``acme``'s id ``rel:acme:r1`` — a squat that made acme's own
+  upload of ``r1`` fail as "another tenant's" (tests/security/test_record_key_splice.py). A default-tenant id
+  then never holds a second ``:``, and every other id does.
 * ``content_hash`` covers what a reader sees (title, text, typed fields), normalised (NFC, whitespace
   collapsed) so re-encoded or re-wrapped copies of the same content collide — that is the duplicate signal.
   Status, dates of ingest and the source path are deliberately *not* in it.
@@ -52,6 +56,8 @@ def document_id(collection: str, source: str, tenant: str = "") -> str:
 
 
 def record_id(collection: str, key: str, content: str, tenant: str = "") -> str:
+    if key and not tenant:
+        key = key.replace("%", "%25").replace(":", "%3A")  # ``%`` first: the escape stays one-to-one
     return _scope(collection, tenant) + (key if key else "row-" + content[:16])
 
 

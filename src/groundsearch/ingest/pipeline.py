@@ -25,7 +25,7 @@ Guarantees:
 
 * **Bounded, on request.** ``limits`` (the API's uploads set it; the CLI runs unbounded) caps the chunks of one
   file and the run's time, and lets another thread cancel it. The run checks between steps — before and after
-  parsing a file, after each embedding batch, right before the write — and stops with ``IngestStopped``; the
+  parsing a file, before each page of a PDF, after each embedding batch, right before the write — and stops with ``IngestStopped``; the
   file in flight is never written, files finished before it stay.
 
 * **Deleted files, on request.** With ``prune=True``, items ingested from a file under one of the given
@@ -36,6 +36,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ from ..errors import EmbeddingFailed, IngestError, IngestStopped
 from ..models.base import Embedder
 from ..store.base import Store
 from ..types import Chunk, CollectionSpec, Item, ItemWrite
+from .chunking import MAX_CHUNK_CHARS
 from .documents import DOCUMENT_SUFFIXES, load_document
 from .draft import Draft, ingest_error
 from .entities import extract_entities
@@ -102,10 +104,24 @@ class IngestLimits:
             raise IngestStopped(f"ingest of {path.name} ran out of its time budget; nothing of it was written",
                                 details={"reason": "timeout"})
 
-    def check_size(self, path: Path, chunks: int) -> None:
-        if self.max_chunks_per_file is not None and chunks > self.max_chunks_per_file:
-            raise ingest_error(path, f"the file yields {chunks} chunks; an upload may have at most "
-                               f"{self.max_chunks_per_file} chunks per file (split it, or use `groundsearch ingest`)")
+    def check_size(self, path: Path, drafts: Sequence[Draft]) -> None:
+        if self.max_chunks_per_file is None:
+            return
+        chunks = chunks_worth(drafts)
+        if chunks > self.max_chunks_per_file:
+            raise ingest_error(path, f"the file yields {chunks} chunks (a record counts one per {MAX_CHUNK_CHARS} "
+                               f"characters of its text); an upload may have at most {self.max_chunks_per_file} "
+                               "chunks per file (split it, or use `groundsearch ingest`)")
+
+
+def chunks_worth(drafts: Sequence[Draft]) -> int:
+    """The chunks ``drafts`` yield, a chunk longer than ``MAX_CHUNK_CHARS`` counted once per that many characters.
+
+    The chunk limit bounds an upload's work (embedding, indexing, the answers' sentence vectors) because a
+    document's chunks are at most ``MAX_CHUNK_CHARS`` long; a record is one chunk however long its text, so
+    counted plainly one 2 MB record passed a limit meant for ~700 kB (tests/security/test_oversized_records.py).
+    """
+    return sum(max(1, math.ceil(len(c.text) / MAX_CHUNK_CHARS)) for d in drafts for c in d.chunks)
 
 
 UNBOUNDED = IngestLimits()
@@ -204,7 +220,7 @@ def _prune(paths: Sequence[Path], collection: str, tenant: str, store: Store) ->
     return store.delete(ids)
 
 
-def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
+def _load(path: Path, spec: CollectionSpec, limits: IngestLimits) -> list[Draft]:
     kind = _kind_of(path)
     if kind is None:
         raise ingest_error(path, f"unknown extension {path.suffix or '(none)'!r}; supported are "
@@ -214,7 +230,9 @@ def _load(path: Path, spec: CollectionSpec) -> list[Draft]:
         raise ingest_error(path, f"this file holds {what} but collection {spec.name!r} is a {spec.kind} collection; "
                            f"ingest it into a {kind} collection")
     try:
-        return load_records(path, spec) if kind == "records" else [load_document(path)]
+        if kind == "records":
+            return load_records(path, spec)
+        return [load_document(path, between_pages=lambda: limits.check(path))]
     except OSError as exc:
         raise ingest_error(path, f"cannot read the file: {exc.strerror or exc}") from exc
 
@@ -329,9 +347,9 @@ def ingest_paths(
             source = source_key(path)
             limits.check(path)
             try:
-                drafts = _load(path, spec)
+                drafts = _load(path, spec, limits)
                 limits.check(path)
-                limits.check_size(path, sum(len(d.chunks) for d in drafts))
+                limits.check_size(path, drafts)
                 writes = build_writes(drafts, spec, source, tenant, path)
             except IngestStopped:
                 raise

@@ -781,9 +781,34 @@ def keys_list(ctx: click.Context) -> None:
 @click.pass_context
 @handles_errors
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
-    """Revoke a key by id; requests using it fail with 401 from then on."""
-    _key_store(ctx).revoke(key_id)
-    err.print(f"revoked {key_id}")
+    """Revoke a key by id; requests using it fail with 401 from then on, and its feedback marks are deleted
+    (they stop counting in its tenant's ranking)."""
+    store = _key_store(ctx)
+    record = store.get(key_id)
+    store.revoke(key_id)
+    marks = 0
+    if record is not None and not record.all_tenants:  # operators share owner '': their marks are no key's
+        with _existing_telemetry(settings_from(ctx)) as telemetry:
+            marks = telemetry.delete_owner_feedback(record.tenant, key_id) if telemetry is not None else 0
+    err.print(f"revoked {key_id}" + (f" and deleted its {marks} feedback mark(s)" if marks else ""), highlight=False)
+
+
+@contextlib.contextmanager
+def _existing_telemetry(settings: Settings) -> Any:
+    """The deployment's telemetry store (the server's database, or the file beside the embedded store), or
+    ``None`` when telemetry is off or no file exists yet (then there are no marks, and no file is created)."""
+    from ..store.sqlite_telemetry import FILE_NAME
+    from ..telemetry.wiring import open_telemetry
+
+    if not settings.telemetry.enabled or (not settings.database_url
+                                          and not (settings.data_dir / "store" / FILE_NAME).exists()):
+        yield None
+        return
+    telemetry = open_telemetry(settings)
+    try:
+        yield telemetry
+    finally:
+        telemetry.close()
 
 
 @keys.command("purge-conversations")
@@ -791,10 +816,11 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
 @click.pass_context
 @handles_errors
 def keys_purge_conversations(ctx: click.Context, yes: bool) -> None:
-    """Delete the conversations no key reaches any more (revoked keys', and ones stored before owners existed).
+    """Delete the conversations no key reaches any more (revoked keys', and ones stored before owners existed),
+    and the feedback marks of keys that no longer exist.
 
     Operators' and MCP conversations and every live key's are kept. Lists per tenant and owner, never content."""
-    from ..assistant.purge import purge_unreachable
+    from ..assistant.purge import purge_unreachable, purge_unreachable_marks
     from ..store.chat_open import open_conversations
 
     store = _key_store(ctx)
@@ -802,15 +828,21 @@ def keys_purge_conversations(ctx: click.Context, yes: bool) -> None:
         raise InvalidInput(f"no API keys file at {store.path}: every key's conversations would count as "
                            "unreachable; point --config or GROUNDSEARCH_KEYS_FILE at the server's keys file",
                            details={"field": "api.keys_file"})
+
+    def live() -> list[tuple[str, str]]:
+        return [(r.tenant, r.id) for r in store.records() if not r.all_tenants]
+
     conversations = open_conversations(settings_from(ctx))
     try:
-        found = purge_unreachable(conversations, lambda: [(r.tenant, r.id) for r in store.records()
-                                                          if not r.all_tenants], dry_run=not yes)
+        found = purge_unreachable(conversations, live, dry_run=not yes)
     finally:
         conversations.close()
-    for u in found:
-        who = f"key {u.owner}" if u.owner else "no owner (stored before owners)"
-        click.echo(f"tenant {u.tenant!r}\t{who}\t{u.conversations} conversation(s)")
-    total = sum(u.conversations for u in found)
-    err.print(f"{'deleted' if yes else 'would delete (run again with --yes)'}: {total} conversation(s) of "
-              f"{len(found)} unreachable owner(s)", highlight=False)
+    with _existing_telemetry(settings_from(ctx)) as telemetry:
+        marks = [] if telemetry is None else purge_unreachable_marks(telemetry, live, dry_run=not yes)
+    verb = "deleted" if yes else "would delete (run again with --yes)"
+    for what, owners in (("conversation(s)", found), ("feedback mark(s)", marks)):
+        for u in owners:
+            who = f"key {u.owner}" if u.owner else "no owner (stored before owners)"
+            click.echo(f"tenant {u.tenant!r}\t{who}\t{u.conversations} {what}")
+        err.print(f"{verb}: {sum(u.conversations for u in owners)} {what} of {len(owners)} unreachable owner(s)",
+                  highlight=False)

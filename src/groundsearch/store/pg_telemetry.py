@@ -108,6 +108,13 @@ class PgTelemetry:
         return self._count("DELETE FROM feedback WHERE id = %s AND tenant = %s AND owner = %s",
                            (feedback_id, tenant, owner)) > 0
 
+    def feedback_owners(self) -> list[tuple[str, str, int]]:
+        rows = self._rows("SELECT tenant, owner, count(*) FROM feedback GROUP BY tenant, owner ORDER BY tenant, owner")
+        return [(t, o, int(n)) for t, o, n in rows]
+
+    def delete_owner_feedback(self, tenant: str, owner: str) -> int:
+        return self._count("DELETE FROM feedback WHERE tenant = %s AND owner = %s", (tenant, owner))
+
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}

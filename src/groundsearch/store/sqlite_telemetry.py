@@ -155,6 +155,13 @@ class SQLiteTelemetry:
         return self._write("DELETE FROM feedback WHERE id = ? AND tenant = ? AND owner = ?",
                            (feedback_id, tenant, owner)).rowcount > 0
 
+    def feedback_owners(self) -> list[tuple[str, str, int]]:
+        rows = self._read("SELECT tenant, owner, count(*) FROM feedback GROUP BY tenant, owner ORDER BY tenant, owner")
+        return [(t, o, int(n)) for t, o, n in rows]
+
+    def delete_owner_feedback(self, tenant: str, owner: str) -> int:
+        return self._write("DELETE FROM feedback WHERE tenant = ? AND owner = ?", (tenant, owner)).rowcount
+
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}

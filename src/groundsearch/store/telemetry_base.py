@@ -70,6 +70,14 @@ class TelemetryStore(Protocol):
         another tenant's reads the same)."""
         ...
 
+    def feedback_owners(self) -> list[tuple[str, str, int]]:
+        """``(tenant, owner, marks)`` for every owner with marks: owners and counts, never a mark."""
+        ...
+
+    def delete_owner_feedback(self, tenant: str, owner: str) -> int:
+        """Remove every mark of ``owner`` in ``tenant`` (a key being revoked); returns how many there were."""
+        ...
+
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """``{item_id: (useful marks, all marks)}`` of ``tenant`` for the marked ones among ``item_ids``: every
         owner's marks count (it is the tenant's ranking signal, and it names no owner and no mark)."""

@@ -51,6 +51,12 @@ class Principal:
                             details={"required_role": role, "role": self.role})
 
     @property
+    def owner(self) -> str:
+        """Whose a caller's own records are (conversations, feedback marks): a tenant key's are its own (its id);
+        every-tenant callers (operator keys, local mode) share ``''``, kept under the reserved scope."""
+        return "" if self.tenant is None else self.key_id
+
+    @property
     def write_tenant(self) -> str:
         """Where this caller's writes land: its tenant; the default tenant for local mode and the operator."""
         return self.tenant or ""

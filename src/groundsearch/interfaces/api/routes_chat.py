@@ -4,7 +4,7 @@
 Keys, roles and tenancy are exactly search's: a viewer may chat, a turn counts against the search rate
 limit, retrieval sees what the caller's search would see, and the conversation is stored under the caller's
 own tenant and key — so another tenant's or another key's conversation id answers 404, indistinguishable from an
-unknown one (operator keys share the reserved scope: ``conversation_owner``).
+unknown one (operator keys share the reserved scope: ``Principal.owner``).
 """
 
 from __future__ import annotations
@@ -39,14 +39,9 @@ class ChatBody(BaseModel):
                                   description="which configured assistant starts a new conversation")
 
 
-def conversation_owner(who: Principal) -> str:
-    """A tenant key's conversations are its own; every-tenant callers (operator keys, local mode) share ``''``."""
-    return "" if who.tenant is None else who.key_id
-
-
 def _turn(engine: Any, body: ChatBody, who: Principal) -> Any:
     return run_turn(engine, body.message, conversation_id=body.conversation_id, tenant=caller_scope(who.tenant),
-                    owner=conversation_owner(who), search_tenant=who.tenant, assistant=body.assistant)
+                    owner=who.owner, search_tenant=who.tenant, assistant=body.assistant)
 
 
 _CHAT_RESPONSES = stream_responses(
@@ -76,11 +71,11 @@ def chat_history(request: Request, conversation_id: str,
                  who: Principal = Depends(requires("viewer"))) -> Any:
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
     return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant),
-                   owner=conversation_owner(who))
+                   owner=who.owner)
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
 def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
     """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
-    forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant), owner=conversation_owner(who))
+    forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant), owner=who.owner)
     return Response(status_code=204)

@@ -3,7 +3,7 @@
 A mark names the request (``diagnostics.request_id``) and an item that request showed; the engine checks both
 against the caller's tenant, so a mark can only be left on what that tenant was actually shown, and another
 tenant's request or mark reads as not found. A mark belongs to the key that made it (owner as for conversations:
-``conversation_owner``): another key of the tenant replaying its request leaves a mark of its own, and its mark
+``Principal.owner``): another key of the tenant replaying its request leaves a mark of its own, and its mark
 id reads as not found. Every mark of the tenant feeds the weighted profile's bounded boost.
 """
 
@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .auth import Principal
 from .deps import requires, state
-from .routes_chat import conversation_owner
 
 __all__ = ["router"]
 
@@ -44,7 +43,7 @@ async def add_feedback(request: Request, body: FeedbackIn,
                        who: Principal = Depends(requires("viewer", "search"))) -> FeedbackOut:
     """Mark a source of one of your answers as useful or not (marking again replaces your mark)."""
     mark = await run_in_threadpool(state(request).engine.add_feedback, body.request_id, body.item_id, body.useful,
-                                   tenant=who.tenant, owner=conversation_owner(who))
+                                   tenant=who.tenant, owner=who.owner)
     return FeedbackOut(id=mark.id, request_id=mark.request_id, item_id=mark.item_id, useful=mark.useful)
 
 
@@ -53,5 +52,5 @@ async def remove_feedback(request: Request, feedback_id: Annotated[str, Path(max
                           who: Principal = Depends(requires("viewer"))) -> Response:
     """Remove one of your marks (404 for an unknown id, or one of another key or tenant)."""
     await run_in_threadpool(state(request).engine.remove_feedback, feedback_id, tenant=who.tenant,
-                            owner=conversation_owner(who))
+                            owner=who.owner)
     return Response(status_code=204)

@@ -203,9 +203,12 @@ def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(req
 
 @router.delete("/keys/{key_id}", status_code=204, tags=["keys"])
 def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> None:
-    """Revoke a key this admin manages; another tenant's key is not found (ids do not leak)."""
+    """Revoke a key this admin manages, and delete its feedback marks (they stop counting in the ranking);
+    another tenant's key is not found (ids do not leak)."""
     keys = _keys(request)
     record = keys.get(key_id)
     if record is None or not who.may_manage(record):
         raise NotFound(f"no API key with id {key_id!r}", details={"id": key_id})
     keys.revoke(key_id)
+    if not record.all_tenants:  # operators share owner '' (Principal.owner): their marks are no one key's
+        state(request).engine.forget_feedback_owner(record.tenant, record.id)

@@ -29,6 +29,7 @@ from .cache import IntentCache, build_intent_cache, cache_key
 from .directives import own_lines
 from .format_model import FormatClassifier
 from .format_step import FormatDecision, FormatStep
+from .kind_model import KindClassifier, KindStep, OneVectorMemo
 from .llm_tier import LLMTier
 from .prototypes import PrototypeIndex, PrototypeMatch
 from .rules import DomainVocab, RuleResult, classify_rules
@@ -99,20 +100,30 @@ def _with_format(intent: Intent, decision: FormatDecision) -> Intent:
     return Intent.model_validate(_consistent(values))
 
 
-def _e5_classifier(embedder: Embedder) -> FormatClassifier:
-    """The engine's embedder when it is e5 already, else one one-thread e5 shared by the process (multilingual)."""
-    if embedder.model_id.startswith("multilingual-e5"):
-        return FormatClassifier(embedder)
-    return _own_e5_classifier()
+class _SharedE5:
+    """The e5 both classifiers read, built on first use: the engine's embedder when it is e5 already, else one
+    one-thread e5 shared by the process (multilingual), behind one lock and a one-request memo."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._e5: OneVectorMemo | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> OneVectorMemo:
+        with self._lock:
+            if self._e5 is None:
+                own = self._embedder.model_id.startswith("multilingual-e5")
+                self._e5 = OneVectorMemo(self._embedder) if own else _own_e5()
+            return self._e5
 
 
 @lru_cache(maxsize=1)
-def _own_e5_classifier() -> FormatClassifier:
-    # The classifier is asked on most requests (tier 1's override cases), so every engine of a process (tests,
+def _own_e5() -> OneVectorMemo:
+    # The classifiers are asked on most requests (tier 1's override cases), so every engine of a process (tests,
     # workers) shares one copy of e5 and its lock rather than loading its own.
     from ...models.e5 import E5Embedder
 
-    return FormatClassifier(E5Embedder(threads=1))
+    return OneVectorMemo(E5Embedder(threads=1))
 
 
 class IntentCascade:
@@ -127,6 +138,7 @@ class IntentCascade:
         cache: IntentCache | None = None,
         data_dir: Path | None = None,
         format_step: FormatStep | None = None,
+        kind_step: KindStep | None = None,
         on_shadow: Callable[[str, str, dict[str, Any] | None], None] | None = None,
     ) -> None:
         self.settings = settings
@@ -148,7 +160,11 @@ class IntentCascade:
                 max_tokens=settings.llm.max_tokens, request_token_budget=settings.llm.request_token_budget,
             )
         self._shadow: ThreadPoolExecutor | None = None
-        self.format_step = format_step if format_step is not None else FormatStep(lambda: _e5_classifier(embedder))
+        e5 = _SharedE5(embedder)
+        self.format_step = format_step if format_step is not None else FormatStep(lambda: FormatClassifier(e5()))
+        # a caller that brings its own format step brings its own kind step: none means the lexicon's kind stands
+        self.kind_step = kind_step if kind_step is not None else KindStep(
+            (lambda: KindClassifier(e5())) if format_step is None else None)
 
     # -- tiers ---------------------------------------------------------------------------------------
 
@@ -167,10 +183,15 @@ class IntentCascade:
         assert rules.directive is not None
         t = time.perf_counter()
         # the classifier reads what tier 1 read: a pasted mail's quoted lines and headers are not the wish
-        decision, notes = self.format_step.decide(own_lines(query), rules.directive, llm_intent)
+        own = own_lines(query)
+        decision, notes = self.format_step.decide(own, rules.directive, llm_intent)
         if decision.tier != "rules":
             latency["format"] = (time.perf_counter() - t) * 1000
-        degraded.extend(notes)
+        t, asked = time.perf_counter(), self.kind_step.asked(decision)
+        decision, kind_notes = self.kind_step.refine(own, decision)
+        if asked:
+            latency["kind"] = (time.perf_counter() - t) * 1000
+        degraded.extend(notes + kind_notes)
         return _with_format(intent, decision), model, latency, degraded, decision
 
     def _routing(self, query: str, rules: RuleResult, latency: dict[str, float]

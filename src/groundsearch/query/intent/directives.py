@@ -33,7 +33,11 @@ _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
 # Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
 # Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff"
+                  r"\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f]")
+# Greek, Hebrew, Arabic, Devanagari and Thai: tier 1 knows their plain format words but not their refusals, so a
+# word found there is a candidate the classifier weighs, never a wish tier 1 claims
+_UNREAD_SCRIPT = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
@@ -72,7 +76,12 @@ _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
 _PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
                                "montre montrez zeig zeige mostra mostrami mostre toon dibuja dibujame dessine "
                                "dessinez zeichne zeichnet disegna disegnami desenhe desenha teken".split())
-_VERBS_NEGATED = frozenset("make give use".split())
+# Verbs through which a negation refuses the format word they take ("don't make a chart", "don't give me a graph
+# or anything fancy", "no need to show us a table", "no me hagas una tabla"); without one they end its reach.
+_VERBS_NEGATED = frozenset("""make give use show draw display create build produce generate send put include add
+    plot hagas muestres pongas des dibujes crees fare mostrare faca facas mostre mostres""".split())
+# Words that may stand between such a verb and its negation: "no need to give", "don't even show me", "no me des".
+_NEGATION_LEAD = frozenset("to need please you really even bother me us mi mir me ci".split())
 _NEG_WORDS = frozenset("don't dont not never no".split())
 _QUESTION_START = frozenset("what what's whats how why when where which who does do is are will should".split())
 _MENTION_FRAMES: tuple[tuple[str, ...], ...] = tuple(
@@ -131,7 +140,17 @@ _RANKING = re.compile(
     r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
     r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
     r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
-    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde)\b|排名|排行|ランキング|順位")
+    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde|"
+    # a ranking said in the nine languages: sorted from the most down, the N first of something
+    r"classant|classes? par|par ordre decroissant|les \d+ (?:plus|premiers|premieres|meilleur\w*)|palmares|"
+    r"clasificando|ordenad[oa]s? (?:de mayor|del mas|de la mas|de mais|do maior|da maior)|de mayor a menor|"
+    r"(?:los|las) \d+ (?:mas|principales|mejores)|orden descendente|"
+    r"sortiert (?:nach|vom|von)|absteigend\w*|(?:die|den) \d+ (?:beliebtest|meist|grosst|haufigst|best)\w*|rangliste|"
+    r"ordinat[eiao] (?:dalla|dal|per)|in ordine decrescente|(?:i|le) \d+ (?:piu|principali|migliori)|"
+    r"classificando|do maior para o menor|(?:os|as) \d+ (?:mais|principais|melhores)|em ordem decrescente|"
+    r"gesorteerd (?:op|van)|gerangschikt|aflopend|de \d+ (?:meest|populairste|grootste|beste)|ranglijst)\b|"
+    r"排名|排行|ランキング|順位|上位|前\d+|前(?:十|五|二十)(?:名|个|位)|从高到低|从多到少|从大到小|降序|"
+    r"長い順|多い順|大きい順|高い順|降順")
 _SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
 _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
@@ -189,7 +208,8 @@ class _Index:
         entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS + lx.IDIOMS]
                    + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
                    + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
-                   + [(s, "chart:other") for s in looks.OTHER_KINDS])
+                   + [(s, "chart:other") for s in looks.OTHER_KINDS]
+                   + [(s, "sense") for s in lx.OTHER_SENSES])
         for surface, kind in entries:
             if _CJK.search(surface):
                 self.cjk.append((surface, kind))
@@ -199,7 +219,7 @@ class _Index:
             self.joined.setdefault("".join(toks), kind)
         self.cjk.sort(key=lambda e: -len(e[0]))
         # what a katakana name glued to a chart word may not contain to be a kind the lexicon lacks
-        self.cjk_surfaces = frozenset(s for s, k in self.cjk if k not in ("chart", "chart:other", "mention"))
+        self.cjk_surfaces = frozenset(s for s, k in self.cjk if k not in ("chart", "chart:other", "mention", "sense"))
         self.longest = max(len(t) for t in self.phrases)
         self.deletes: dict[str, set[str]] = {}
         for word in self.joined:
@@ -323,7 +343,7 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
         # "the graph team", "Bar Chart Capital", "#tables channel": a format word naming a group is a name
-        if kind == "mention" or _names_group(tokens, end):
+        if kind == "mention" or _names_group(tokens, end) or _painting(kind, tokens, matches, text, folded, end):
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
@@ -345,12 +365,31 @@ def _names_group(tokens: list[str], end: int) -> bool:
                           and nxt[0] not in ("of", "for", "per", "by", "with", "about"))
 
 
+# French "tableau" is also a painting: "le tableau de Monet à Orsay", "un tableau exposé au Louvre".
+_PAINTING_WORDS = frozenset(("tableau", "tableaux"))
+_ART = re.compile(r"\b(?:musee|musees|museum|louvre|orsay|prado|uffizi|peint\w*|toiles?|painting|painter|painted|"
+                  r"galerie|gallery|exposition|expose|exposee|artiste|oeuvre|impressionn\w*|vernissage)\b")
+
+
+def _painting(kind: str, tokens: list[str], matches: list[re.Match[str]], text: str, folded: str, end: int) -> bool:
+    """A "tableau" in an art context, or of a painter named as a name is written ("de Monet", not "de ColBERT")."""
+    if kind != "table" or tokens[end - 1] not in _PAINTING_WORDS:
+        return False
+    if _ART.search(folded):
+        return True
+    if end + 1 < len(tokens) and tokens[end] in ("de", "du"):
+        name = text[matches[end + 1].start():matches[end + 1].end()]
+        return len(name) >= 3 and name[0].isupper() and name[1:].islower() and name.lower() not in _TOPIC_NOUNS
+    return False
+
+
 _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
     voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
-    get have see it to making creating drawing doing building hace falta precisa precisamos besoin""".split())
+    get have see it to making creating drawing doing building hace falta precisa precisamos besoin
+    me us""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
 _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
@@ -436,6 +475,16 @@ def _refused_after(tokens: list[str], end: int) -> bool:
     return bool(window) and bool(_REFUSED_AFTER.match(" ".join(window)))
 
 
+def _negated_verb(tokens: list[str], j: int, clause_start: int, idx: _Index) -> bool:
+    """The verb at ``j`` is negated: a negation ends right before it, past at most three lead words."""
+    k = j - 1
+    while k >= clause_start and k > j - 4 and tokens[k] in _NEGATION_LEAD and tokens[k] not in _NEG_WORDS:
+        k -= 1
+    return k >= clause_start and (tokens[k] in _NEG_WORDS or any(
+        _starts(tokens, k - len(n) + 1, n) for n in idx.negations_ending.get(tokens[k], ())
+        if k - len(n) + 1 >= clause_start))
+
+
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
            question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False,
            portuguese: bool = False) -> str:
@@ -446,10 +495,12 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
     j = start - 1
     while j >= clause_start:
         tok = tokens[j]
-        if tok in idx.contrasts:
+        if tok in _VERBS_NEGATED:
             # "no table, use a chart" turns to a new wish; "don't make a chart" refuses through its verb.
-            if j > clause_start and tok in _VERBS_NEGATED and tokens[j - 1] in _NEG_WORDS:
+            if _negated_verb(tokens, j, clause_start, idx):
                 return "refused"
+            break
+        if tok in idx.contrasts:
             break
         if portuguese and tok in _PT_CONTRACTIONS:
             break  # Portuguese "no Excel", "na tabela": in the, never a refusal (that is "não")
@@ -507,7 +558,8 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
             if not any(taken[pos:end]):
                 for p in range(pos, end):
                     taken[p] = True
-                out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind), pos)))
+                if kind != "sense":  # a word in another sense only keeps its characters from the lexicon
+                    out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind), pos)))
             pos = folded.find(surface, end)
     return [t for _, t in sorted(out, key=lambda e: e[0])]
 
@@ -515,6 +567,8 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
 def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
     if kind == "mention":
         return "mentioned"
+    if _UNREAD_SCRIPT.match(folded[pos]):
+        return "bare"
     before, after = folded[max(0, pos - 6):pos], folded[end:end + 6]
     if any(n in before for n in lx.NEGATIONS_CJK_BEFORE) or any(after.lstrip("はがも").startswith(n.lstrip("は"))
                                                                  for n in lx.NEGATIONS_AFTER):
@@ -555,6 +609,33 @@ _CORRECTION = re.compile(
 _RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that|it)|olvidalo|olvida eso|"
                          r"laisse tomber|oublie ca|vergiss es|vergiss das|lascia perdere|lascia stare|esquece|"
                          r"deixa pra la|laat maar)\b|算了|やっぱりいい")
+
+
+# A refusal that points back by pronoun at a format word said earlier, often after a concession ("normally a table
+# would be fine, but this time I'd rather not have one", "a chart is nice, though I don't need one here").
+_PRONOUN_REFUSAL = re.compile(
+    r"\b(?:(?:i'?d|i would|we'?d|we would) (?:rather|prefer) (?:not|you didn't|you did not)"
+    r"(?: (?:have|get|see|use|make|do|draw|build))?(?: (?:one|it|them|any|that))?|(?:i|we) (?:don't|dont|do not|won't|wont) (?:need|want|"
+    r"require) (?:one|it|them|any|that)|(?:don't|dont|do not) (?:bother|make one|give me one|draw one)|"
+    r"(?:skip|drop|leave out) (?:it|them|that|the visuals?)|leave (?:it|them|that) out|(?:without|no need for) "
+    r"(?:one|it|them)|not (?:this|that) time|"
+    r"no (?:la|lo|las|los) (?:necesito|quiero|hagas|pongas)|(?:mejor|prefiero) sin (?:ella|el|ellas|ellos)|"
+    r"prefiero no (?:tenerla|tenerlo|verla|verlo)|je n'?en (?:veux|ai) pas|je prefere (?:m'?en passer|sans)|"
+    r"(?:ich )?(?:brauche|will|mochte) (?:ich )?(?:keine|keinen|keins|sie nicht|es nicht|ihn nicht)|lieber ohne|"
+    r"(?:nao|no) (?:preciso|quero) (?:dela|dele|de uma|disso)|prefiro sem|"
+    r"non (?:ne ho bisogno|la voglio|lo voglio)|preferisco (?:farne a meno|senza)|"
+    r"(?:liever|graag) (?:niet|zonder)|(?:heb|hoef) ik (?:er )?(?:geen|niet)(?: nodig)?)"
+    # ... and ends there: "I'd rather not read a wall of text", "without it being long" refuse something else
+    r"(?=\s*(?:$|[,.;:!?\u2014\u2013]|(?:this|that|here|today|now|please|thanks|though|for|and|but|just|anymore|"
+    r"at all|esta|cette|diesmal|heute|hoy|oggi|questa|deze|vandaag|agora|hoje|aujourd'hui)\b))")
+
+
+def _refused_by_pronoun(terms: list[Term], folded: str) -> bool:
+    """Every format word stands before a later refusal that points back at it (see ``_PRONOUN_REFUSAL``)."""
+    m = None
+    for m in _PRONOUN_REFUSAL.finditer(folded):
+        pass
+    return m is not None and all(t.at < m.start() for t in terms)
 
 
 def _retracted(terms: list[Term], folded: str) -> bool:
@@ -687,7 +768,8 @@ def _with_description(d: Directive, text: str, folded: str) -> Directive:
     """A described kind refines a plain or unnamed chart, or makes a chart of a request with no format word."""
     if d.chart_subtype == "other" and d.requested:
         # a name the product lacks that describes a kind it has: "a spider-web-looking chart" is a radar
-        found = _described(fold(d.requested))
+        said = fold(d.requested)
+        found = _described(said) or kinds.described(d.requested, said, charted=True)  # "a circle chart": a pie
         return d if found is None else replace(d, chart_subtype=found[0])
     if d.format == "timeline" and d.evidence in ("used", "bare"):
         # bars laid on a time axis from each one's start to its end are a Gantt chart, not a list of dates
@@ -696,7 +778,7 @@ def _with_description(d: Directive, text: str, folded: str) -> Directive:
             return d
         return Directive("chart", "gantt", kinds.as_asked(*found), "used", True, (), d.terms, framed=d.framed)
     if not (d.format == "chart" and d.chart_subtype in _PLAIN_SUBTYPES and d.evidence in ("used", "bare")
-            or d.evidence in ("none", "paraphrase")):
+            or d.evidence in ("none", "paraphrase", "unread")):
         return d
     found = _described(folded) or kinds.described(text, folded, charted=d.format == "chart")
     if found is None:
@@ -750,6 +832,46 @@ def own_lines(query: str) -> str:
     return "\n".join(kept) if any(k.strip() for k in kept) else query
 
 
+# Letters of the nine languages' alphabets (Chinese and Japanese are read by script, below). A request in a letter
+# outside them (Czech "koláčový", Vietnamese "bảng", Arabic, Greek, Hebrew, Thai, Hindi, Cyrillic, Hangul …) is in
+# a language whose format words tier 1 knows few or none of: finding none there proves nothing.
+_NINE_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzàáâãäçèéêëìíîïñòóôõöùúûüÿßœæ")
+_HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+# Common words of the seven Latin-script languages of the nine: a request of three words or more with none of
+# them is in another language written in the same letters (Indonesian, Finnish, Swahili, Tagalog …).
+_NINE_COMMON = frozenset("""a an the of in on for to and or with by from is are be was what which who how me my
+    i you we it this that all per show give list papers paper about can please
+    el la los las un una de del en y o con por para que es son me mi sobre cuales
+    le les une des du et ou avec pour sur est sont qui moi mes quels quelles
+    der die das ein eine und oder mit fur von zu im ist sind wer welche mir bitte uber
+    o os um uma do da dos das em e ou com por para que sao quais
+    il lo gli di del della e o con per che sono quali mi
+    het een en van op voor met is zijn wie welke mij
+    vs versus define explain release releases notes recent new latest research why when where again also more
+    most much many any some only just not no yes so than then there here now still yet up out over into after
+    before between number numbers count counts compare comparison best top good bad big small first last next
+    same other each every one two three year years month months week day today time times data results result
+    score scores benchmark benchmarks model models summary summarize summarise tell find search look need want
+    get got use used using work works working make made see seen know think like does did do has have had been
+    being were was will would should could can may might must let lets pls thanks thank okay ok hey hi hello
+    version versions package packages library libraries tool tools author authors venue venues
+    como cuando donde quien comment quand ou wie wann wo wer come quando dove chi hoe wanneer waar""".split())
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def unread_language(text: str) -> bool:
+    """The request is in a language tier 1 has no lexicon for (its Polish, Turkish, Russian and Korean words are
+    a handful): a letter outside the nine languages' alphabets, or three words or more and none of them common."""
+    for word in _WORD.findall(text):  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
+        if len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word):
+            return True
+    if _HAN_KANA.search(text):
+        return False
+    # names ("ICLR", "ColBERT", "SIGIR") say nothing of the language; a capital opening the sentence does not make one
+    words = [w.lower() for w in _WORD.findall(text) if w.islower() or w[:1].isupper() and w[1:].islower()]
+    return len(words) >= 3 and _NINE_COMMON.isdisjoint(fold(" ".join(words)).split())
+
+
 def read_directive(query: str) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive."""
     idx = _index()
@@ -775,7 +897,7 @@ def _read(text: str, folded: str, idx: _Index) -> Directive:
         terms += _cjk_terms(text, folded, idx)
     used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
-    if (used or bare) and _retracted(used + bare, folded):
+    if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)):
         return Directive("default", None, None, "refused", True, (), tuple(terms))
     if used:
         chosen = _choose(used + bare, folded)
@@ -814,4 +936,7 @@ def _read(text: str, folded: str, idx: _Index) -> Directive:
             subtype = subtype_from_cues(folded) if fmt == "chart" else None
             return Directive(fmt, subtype, None, "paraphrase-used", True, ())
         return Directive("default", None, None, "paraphrase", False, pointed)
+    if unread_language(text):
+        # no format word found in a language tier 1 cannot read: the multilingual classifier decides
+        return Directive("default", None, None, "unread", False, ())
     return Directive("default", None, None, "none", True, ())

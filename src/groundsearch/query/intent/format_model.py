@@ -8,9 +8,10 @@ vectors is enough to tell a wish from a topic once the lexicon has said which fo
 The weights (``format_model.npz``) and ``calibration.json`` are fitted on every labelled split named in
 ``TRAINING_FILES`` and the prototypes (``python -m groundsearch.evaluation.format_training --write``), and are
 tied to the e5 weights' ``model_id``: other weights are refused rather than silently misread.
-``calibration.json`` maps each tier's raw score to the accuracy it measured out of sample: for tier 1 per
-directive case, read by the rules as they stood before each blind split was opened (``tier1-blind.jsonl``);
-for this classifier per probability bin of its leave-one-split-out predictions. ``overrides`` names the tier-1
+``calibration.json`` maps each tier's raw score to the accuracy it measured out of sample where it decided: for
+tier 1 per directive case, on the blind splits read by the rules as they stood before each was opened
+(``tier1-blind.jsonl``); for this classifier per probability bin, on the blind decisions it made with the fold
+that left the split out. ``overrides`` names the tier-1
 cases where a confident classifier that disagrees was right more often than tier 1, and from which probability;
 ``llm_wins`` lists the fields tier 3 measured better on.
 """
@@ -31,8 +32,8 @@ from ...errors import ConfigError, ModelError
 from ...models.base import Embedder
 from ...types import Format
 
-__all__ = ["FORMATS", "Calibration", "FormatClassifier", "TRAINING_FILES", "fit", "load_calibration", "train",
-           "training_files", "training_rows"]
+__all__ = ["FORMATS", "Calibration", "FormatClassifier", "TRAINING_FILES", "blind_requests", "fit",
+           "load_calibration", "train", "training_files", "training_rows"]
 
 FORMATS: tuple[Format, ...] = get_args(Format)
 _PKG = "groundsearch.query.intent"
@@ -42,7 +43,7 @@ BINS: tuple[float, ...] = (0.0, 0.5, 0.7, 0.85, 0.95, 1.0001)
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    rules: dict[str, float]  # directive evidence → measured format accuracy on dev
+    rules: dict[str, float]  # directive evidence → measured out-of-sample format accuracy where tier 1 decided
     classifier: tuple[tuple[float, float, float], ...]  # (low, high, measured accuracy)
     llm: tuple[tuple[float, float, float], ...]
     llm_wins: frozenset[str]  # fields tier 3 measured better on than tiers 1–2
@@ -163,23 +164,37 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
     return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
 
 
-# The labelled files the classifier learns from. heldout8 is not here and must never be: it is kept unread for
-# one final blind measurement (heldout7 was, until it was measured at the end of session 4).
+# The labelled files the classifier learns from. heldout10 is not here and must never be: it is kept unread for
+# the session's one final blind measurement (heldout9 was, until it was measured at the start of session 6).
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
-                                   "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl")
+                                   "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl",
+                                   "intents-heldout8.jsonl", "intents-heldout9.jsonl")
 
 
 def training_files() -> tuple[str, ...]:
     return TRAINING_FILES
 
 
+def blind_requests() -> frozenset[str]:
+    """The requests (casefolded) of every labelled split outside ``TRAINING_FILES``: never trained on, even when a
+    learning split repeats one word for word. Only the requests are read, never their labels."""
+    base = resources.files("groundsearch.evaluation") / "data"
+    out: set[str] = set()
+    for res in base.iterdir():
+        if res.name.startswith("intents") and res.name.endswith(".jsonl") and res.name not in TRAINING_FILES:
+            out.update(json.loads(line)["query"].casefold() for line in res.read_text("utf-8").splitlines()
+                       if line.strip())
+    return frozenset(out)
+
+
 def training_rows() -> list[dict[str, Any]]:
-    """Every row of the training files and the prototypes, each request once (a file's first reading wins)."""
+    """Every row of the training files and the prototypes, each request once (a file's first reading wins), less
+    any request a blind split also holds."""
     base = resources.files("groundsearch.evaluation") / "data"
     texts = [(base / name).read_text("utf-8") for name in TRAINING_FILES]
     texts.append((resources.files(_PKG) / "prototypes.jsonl").read_text("utf-8"))
-    rows, seen = [], set()
+    rows, seen = [], set(blind_requests())
     for text in texts:
         for line in text.splitlines():
             if line.strip():

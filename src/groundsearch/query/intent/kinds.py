@@ -16,7 +16,7 @@ from functools import lru_cache
 from ...types import ChartSubtype
 from . import looks
 
-__all__ = ["as_asked", "described", "katakana_kinds", "open_compound", "open_kind_start"]
+__all__ = ["as_asked", "described", "katakana_kinds", "named", "open_compound", "open_kind_start"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
@@ -127,8 +127,25 @@ def as_asked(kind: str, words: str) -> str:
     return f'{name} ("{said}")' if said else name
 
 
+def named(kind: str | None, said: str | None) -> str:
+    """How a response names the kind asked: the user's words, behind the kind's own name when they do not say it
+    already ("bubble chart ("gráfico com bolhas")"), so a downgrade says which kind it could not draw in words
+    every reader knows, and the user still sees their own."""
+    if not said:
+        return kind or "other"
+    if kind in (None, "other"):
+        return said
+    folded = said.casefold()
+    if any(n in folded for n in (kind, kind.replace("-", " "), NAMES.get(kind, kind).casefold())):
+        return said
+    return as_asked(kind, said)
+
+
 _OPEN_NOUNS = frozenset("chart charts plot plots diagram diagrams".split())
 _VERB_OBJECTS = frozenset("the them it this these those all each every my our your their some any".split())
+# ... or a question word: "could the bot chart how many releases …", "plot which venues grew" — a chart word
+# followed by a clause is a verb, and the word in front of it its subject, never a kind's name.
+_CLAUSE_OPENERS = frozenset("how what which where when who whether why".split())
 MAX_NAME_TOKENS = 3
 
 
@@ -153,7 +170,7 @@ def open_kind_start(tokens: Sequence[str], said: Sequence[str], start: int, end:
     never name a kind."""
     if end - start != 1 or tokens[start] not in _OPEN_NOUNS:
         return None
-    if end < len(tokens) and tokens[end] in _VERB_OBJECTS:
+    if end < len(tokens) and (tokens[end] in _VERB_OBJECTS or tokens[end] in _CLAUSE_OPENERS):
         return None  # "plot the releases", "chart them": a verb, not a noun with a name in front
     first = None
     j = start - 1

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 __all__ = [
     "CONTRASTS", "IDIOMS", "KIND_DESCRIPTIONS", "KIND_NOUNS", "KINDS", "MENTIONS", "MORE_LANGUAGES", "MORE_MENTIONS",
-    "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE", "PARAPHRASES",
-    "REAL_WORDS",
+    "MORE_NEGATIONS_AFTER", "MORE_NEGATIONS_BEFORE", "NEGATIONS", "NEGATIONS_AFTER", "NEGATIONS_CJK_BEFORE",
+    "OTHER_SENSES", "PARAPHRASES", "REAL_WORDS",
 ]
 
 KINDS: dict[str, tuple[str, ...]] = {
@@ -351,20 +351,27 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
         "tablo", "tabloda", "tablosu", "tabloya", "tablolar", "elektronik tablo",
         "таблиц", "в виде таблицы", "эксел",
         "표로", "표 형식", "표를 만들", "표로 만들", "테이블", "엑셀",
+        "جدول", "טבלה", "πίνακ", "πινακ", "ตาราง", "तालिका", "टेबल",
     ),
     "chart": (
         "wykres", "wykresie", "wykresu", "wykresy", "grafigi", "grafikte",
         "диаграмм", "график", "гистограмм",
         "차트", "그래프", "도표",
+        "діаграм", "графік", "رسم بياني", "مخطط", "תרשים", "גרף", "γράφημα", "γραφημα", "διάγραμμα", "διαγραμμα",
+        "แผนภูมิ", "กราฟ", "चार्ट", "ग्राफ",
     ),
     "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "막대 그래프", "막대그래프",
-                  "막대 차트"),
-    "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트"),
-    "chart:line": ("wykres liniowy", "cizgi grafik", "cizgi grafigi", "линейный график", "꺾은선", "선 그래프"),
+                  "막대 차트",
+                  "стовпчаст", "مخطط شريطي", "תרשים עמודות", "ραβδόγραμμα", "แผนภูมิแท่ง", "बार चार्ट"),
+    "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트",
+                  "مخطط دائري", "رسم بياني دائري", "תרשים עוגה", "แผนภูมิวงกลม", "पाई चार्ट"),
+    "chart:line": ("wykres liniowy", "cizgi grafik", "cizgi grafigi", "линейный график", "꺾은선", "선 그래프",
+                   "مخطط خطي", "תרשים קווי", "แผนภูมิเส้น", "लाइन चार्ट"),
     "timeline": (
         "os czasu", "osi czasu", "chronologia", "chronologii", "zaman cizelgesi", "zaman cizgisi", "kronoloji",
         "хронолог", "временная шкала", "временную шкалу", "временной шкал", "лента времени",
         "타임라인", "연표", "시간순", "연대표",
+        "خط زمني", "ציר זמן", "χρονολόγιο", "ไทม์ไลน์", "समयरेखा",
     ),
     "graph": (
         "siec powiazan", "graf powiazan", "iliski agi", "ag grafigi", "граф связей", "сеть связей", "граф знаний",
@@ -378,9 +385,26 @@ IDIOMS: tuple[str, ...] = (
     "figures aside", "the plot thickens", "plot twist", "draw conclusions", "draw a conclusion",
     "draw the conclusion", "draw attention", "draw inspiration", "on the table", "off the table",
     "at the table", "table stakes", "turn the tables", "turned the tables", "under the table",
+    # other senses of a format word: a dessert, a place to drink, a bar to clear, a painting, a timetable
+    "pie in the sky", "easy as pie", "piece of the pie", "slice of the pie", "humble pie", "cutie pie",
+    "sushi bar", "salad bar", "wine bar", "snack bar", "coffee bar", "cocktail bar", "tapas bar", "candy bar",
+    "chocolate bar", "granola bar", "bar exam", "raise the bar", "raised the bar", "raising the bar", "set the bar",
+    "high bar", "low bar", "behind bars", "search bar", "progress bar", "status bar", "menu bar", "navigation bar",
+    "nav bar", "scroll bar", "off the charts", "off the chart", "top of the charts", "topped the charts",
+    "chart topping", "chart toppers", "chart a course", "chart the course", "chart our course", "bottom line",
+    "line of work", "plot of land", "plot of the movie", "plot of the film", "plot of the book", "plot of the novel",
+    "plot of the story", "tableau noir", "tableau blanc", "tableau d'honneur", "sur tous les tableaux",
+    "sur les deux tableaux", "tabla de surf", "tabla de planchar", "a rajatabla", "tabla rasa",
 )
+# Chinese and Japanese words that hold a format character in another sense (a timetable, to announce, to show, a
+# face): read as plain words, so neither a wish nor a mention ("用气泡大小表示…" still describes a bubble chart).
+OTHER_SENSES: tuple[str, ...] = ("時刻表", "时刻表", "時間割", "発表", "代表", "表情", "表現", "表示", "表面", "公表",
+                                 "发表", "表演", "表达", "表明")
 MORE_MENTIONS: tuple[str, ...] = ("таблица менделеева", "теория графов", "график работы", "графический дизайн",
                                   "tablica mendelejewa", "teoria grafow", "periyodik tablo", "graf teorisi",
-                                  "주기율표", "그래프 이론", "그래프 신경망")
-MORE_NEGATIONS_BEFORE: tuple[str, ...] = ("без", "не нужн", "не надо", "не хочу", "не стоит")
+                                  "주기율표", "그래프 이론", "그래프 신경망",
+                                  "الجدول الدوري", "הטבלה המחזורית", "περιοδικός πίνακας", "ตารางธาตุ", "ตารางเวลา",
+                                  "ตารางเรียน", "आवर्त सारणी")
+MORE_NEGATIONS_BEFORE: tuple[str, ...] = ("без", "не нужн", "не надо", "не хочу", "не стоит", "не потрібн",
+                                          "не треба")
 MORE_NEGATIONS_AFTER: tuple[str, ...] = ("필요 없", "필요없", "말고", "빼고", "없이", "는 필요 없", "은 필요 없")

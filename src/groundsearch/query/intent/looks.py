@@ -87,7 +87,9 @@ _BINS = (r"bins?\b", r"binned\b", r"buckets?\b", r"bucketed\b", r"intervals?\b",
 _SPOKES = (r"spokes?\b", r"radiating\b", r"star ?shaped\b", r"one axis per\b", r"radios\b", r"en estrella\b",
            r"rayons\b", r"en etoile\b", r"speichen\b", r"sternform\w*", r"raggi\b", r"a stella\b", r"raios\b",
            r"em estrela\b", r"spaken\b", r"stervorm\w*", "辐射", "星形", "放射状")
-_SORTED = (r"longest\b", r"from (?:most|highest|biggest|largest) to\b", r"descending\b", r"in order of size\b",
+_SORTED = (r"longest\b", r"(?:highest|most|biggest|largest) to (?:lowest|least|fewest|smallest)\b", r"(?:dalla|dal) piu (?:lung|grand|alt)\w*", r"du plus (?:long|grand|haut)\w*",
+           r"de la mas (?:larga|grande|alta)\b", r"vom (?:langst|grosst|hochst)\w*", r"da mais (?:longa|comprida|alta)\b",
+           r"van (?:lang|groot|hoog) naar (?:kort|klein|laag)\b", "長い順", "从长到短", r"from (?:most|highest|biggest|largest) to\b", r"descending\b", r"in order of size\b",
            r"(?:biggest|largest|longest) first\b", r"sorted (?:by (?:size|count|number|length)|from)\b",
            r"de mayor a menor\b", r"descendente\b", r"du plus grand au plus petit\b", r"decroissant\w*",
            r"absteigend\w*", r"der grosse nach\b", r"decrescente\b", r"dal piu grande\b", r"do maior para o menor\b",
@@ -163,6 +165,37 @@ _SPREAD = (r"spread\b", r"range\b", r"variation\b", r"dispersion\b", r"whiskers?
 _TRIANGLE = (r"triangle\w*", r"triangul\w*", r"dreieck\w*", r"triangol\w*", r"driehoek\w*", "三角")
 _RING = (r"rings?\b", r"anillo\b", r"anneau\b", r"anello\b", r"anel\b", "环形", "リング")
 
+# A line that moves both ways is the everyday picture of a line chart ("a line going up or down", "una línea que
+# suba y baje"): the line word, at most four words, then both directions (one direction is too often a topic).
+_MOVING_LINE = (
+    r"(?:line|curve)s?,? (?:[\w']+ ){0,4}?(?:(?:going|goes|go|moving|moves) up (?:or|and) down|up (?:or|and) down|"
+    r"rises? and falls?|rising and falling|with (?:its|the) ups and downs)\b",
+    r"(?:linea|curva)s?,? (?:[\w']+ ){0,4}?(?:sub\w* (?:y|o) baj\w*|baj\w* (?:y|o) sub\w*)\b",
+    r"(?:ligne|courbe)s?,? (?:[\w']+ ){0,4}?(?:mont\w* (?:et|ou) (?:descend|baiss)\w*|(?:descend|baiss)\w* (?:et|ou) mont\w*)",
+    r"(?:linie|kurve)n?,? (?:[\w']+ ){0,4}?(?:steigt (?:und|oder) fallt|auf und ab|rauf und runter)\b",
+    r"(?:linea|linee|curva|curve),? (?:[\w']+ ){0,4}?(?:sal\w* (?:e|o) scend\w*|scend\w* (?:e|o) sal\w*)\b",
+    r"(?:linha|curva)s?,? (?:[\w']+ ){0,4}?(?:sob\w* (?:e|ou) desc\w*|desc\w* (?:e|ou) sob\w*)\b",
+    r"(?:lijn|curve)n?,? (?:[\w']+ ){0,4}?(?:stijg\w* (?:en|of) da+l\w*|op en neer)\b",
+    "上下起伏的线", "起伏的曲线", "涨跌的线", "上下波动的线", "上下する線", "上がったり下がったりする線")
+# A cake cut into parts is a pie ("une sorte de gâteau découpé en parts"); a bare cake is food, so the cut is asked.
+_CAKES = (r"cakes?\b", r"gateaux?\b", r"tartas?\b", r"pastel\b", r"tortas?\b", r"kuchen\b", r"torten?\b",
+          r"bolos?\b", r"taart\w*", "蛋糕", "ケーキ")
+_CUT_IN_PARTS = (r"(?:cut|sliced|divided|split) (?:up )?(?:in|into) (?:parts|slices|pieces|portions|wedges)\b",
+                 r"slices\b", r"(?:en )?parts\b", r"decoupe\w*", r"tranches\b", r"portions?\b", r"porcion\w*",
+                 r"rebanad\w*", r"trozos\b", r"cortad\w*", r"partid\w*", r"stucke\w*", r"geschnitten\b",
+                 r"aufgeteilt\b", r"fette\b", r"spicchi\b", r"tagliat\w*", r"fatias\b", r"pedacos\b", r"punten\b",
+                 r"stukken\b", r"gesneden\b", "切成", "切开", "切り分け", "等分")
+# A round chart is a pie where the language names it so ("biểu đồ tròn", "koláčový graf", a "circle chart").
+_ROUND_CHART = (r"(?:round|circle|circular) (?:chart|graph|diagram)s?\b", r"biểu đồ tron\b", r"kolacov\w*",
+                r"kruhov\w* (?:graf|diagram)\w*", r"tartdiagram\w*", r"cirkeldiagram\w*")
+# A map of the world coloured by country is a choropleth, said in the nine languages' own compounds.
+_WORLD_MAPS = (r"world ?maps?\b", r"maps? of the world\b", r"mapamundi\b", r"mapa ?mundi\b", r"mapa (?:del|do) mundo\b",
+               r"planispheres?\b", r"cartes? du monde\b", r"weltkarte\w*", r"mappamondo\b", r"wereldkaart\w*",
+               r"landkaart\w*", "世界地图", "世界地図")
+_BY_COUNTRY = (r"(?:per|by|for each|each) country\b", r"ingekleurd\b", r"gefarbt\b", r"colou?r\w*",
+               r"(?:por|para cada|cada) pais\b", r"par pays\b", r"(?:pro|nach|je) land\b", r"per (?:land|paese)\b",
+               r"(?:per|da) nazione\b", "按国家", "国别", "国別", "国ごと", "塗り分け", "上色")
+
 # (kind, charted, groups), first match wins: the specific shapes before the ones they contain
 # (whiskers and overlaps before sized circles, a start-to-end bar before a plain bar).
 LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
@@ -170,6 +203,9 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("tornado", True, (_LEFT, _RIGHT)),
     ("tornado", False, (BARS, _MIRRORED)),
     ("choropleth", False, (_MAPS, _COLOURED)),
+    ("choropleth", False, (_WORLD_MAPS, _BY_COUNTRY)),
+    ("line", False, (_MOVING_LINE,)),
+    ("pie", False, (_ROUND_CHART,)),
     ("word-cloud", False, (_WORDS, _SIZED)),
     ("box", True, (_QUARTILES,)),
     ("box", True, (_BOX_NOUNS, _SPREAD)),
@@ -203,6 +239,7 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("radar", True, (_SPOKES,)),
     ("ranked-bar", True, (BARS, _SORTED)),
     ("pie", False, (_CIRCLE_CUT,)),
+    ("pie", False, (_CAKES, _CUT_IN_PARTS)),
     ("scatter", True, (_POINT_CLOUD,)),
     ("donut", True, (_RING,)),
 )

@@ -1,0 +1,203 @@
+"""Tier 2 for the chart kind: a softmax over multilingual-e5 vectors, asked only where the lexicon named no kind.
+
+Why: the lexicon knows kind *names* and a list of *looks*, and when a request asks for a chart without naming
+one ("chart how the releases moved", "visualise which venues dominate") it falls back to a house convention
+(per month → line, a ranking → ranked bar, else bar). That convention is what new wording defeats most often,
+in any language. The classifier reads the whole request instead, near its paraphrases in the nine languages.
+
+Where it decides (:meth:`KindStep.refine`), after the format is settled as a chart:
+
+* the lexicon named a kind, or read one from its look — that kind stands (tier 1 decides what it is sure of);
+* the lexicon named a plain bar chart ("bar chart", "barres", "棒グラフ") — the classifier may only say which
+  *bar-shaped* kind it is (ranked, stacked, tornado, waterfall, Gantt, histogram): bars asked for are never
+  turned into a pie;
+* no kind named — the classifier chooses among every kind it knows; ``other`` is never its answer, since a
+  kind outside the schema is only known by the user's own words for it.
+
+The weights (``kind_model.npz``, ~40 KB) are fitted on the chart rows of :func:`training_files` and the
+prototypes by ``python -m groundsearch.evaluation.kind_training --write``, which records the files' sha256 in
+the npz; they are tied to the e5 weights' ``model_id`` like the format classifier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError, EmbeddingFailed, ModelError
+from ...models.base import Embedder
+from ...types import ChartSubtype
+from .format_model import TRAINING_FILES, _softmax, fit_softmax, standardiser
+from .format_step import FormatDecision
+
+__all__ = ["BAR_SHAPED", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "training_files", "training_rows",
+           "training_sha256"]
+
+log = logging.getLogger(__name__)
+_PKG = "groundsearch.query.intent"
+# Kinds drawn as bars: what a request that names plain bars may still turn out to want.
+BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tornado", "waterfall", "gantt",
+                                        "histogram")
+# The learning splits of the format classifier, and the two blind splits measured since (heldout8 in session 5,
+# heldout9 at the start of session 6). heldout10 is never one: it is kept for the session's final measurement.
+_MEASURED_SINCE = ("intents-heldout8.jsonl", "intents-heldout9.jsonl")
+
+
+def training_files() -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*TRAINING_FILES, *_MEASURED_SINCE)))
+
+
+def _files() -> list[Any]:
+    base = resources.files("groundsearch.evaluation") / "data"
+    return [base / n for n in training_files()] + [resources.files(_PKG) / "prototypes.jsonl"]
+
+
+def training_rows() -> list[dict[str, Any]]:
+    """The chart rows of the training files and the prototypes with a kind the schema names, each request once."""
+    rows, seen = [], set()
+    for res in _files():
+        for line in res.read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            key = row["query"].casefold()
+            if row["format"] == "chart" and row.get("chart_subtype") not in (None, "other") and key not in seen:
+                seen.add(key)
+                rows.append({"query": row["query"], "chart_subtype": row["chart_subtype"]})
+    return rows
+
+
+def training_sha256() -> str:
+    h = hashlib.sha256()
+    for res in _files():
+        h.update(res.read_bytes())
+    return h.hexdigest()
+
+
+def fit(raw: np.ndarray, labels: Sequence[str], model_id: str) -> dict[str, Any]:
+    """The classifier's arrays, fitted on raw e5 vectors and their kinds (what :class:`KindClassifier` loads)."""
+    kinds = sorted(set(labels))
+    mean, scale = standardiser(raw)
+    w, b = fit_softmax((raw - mean) / scale, np.array([kinds.index(k) for k in labels]), len(kinds))
+    return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32),
+            "kinds": np.array(kinds), "model_id": model_id}
+
+
+class OneVectorMemo:
+    """An embedder that runs one request at a time and remembers the last query's vector, so the format and the
+    kind classifier, asked about the same request one after the other, pay for one e5 pass."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self._lock = threading.Lock()
+        self._last: tuple[str, np.ndarray] | None = None
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            if len(texts) == 1 and self._last is not None and self._last[0] == texts[0]:
+                return self._last[1][None, :]
+            out = np.asarray(self.inner.embed_queries(texts), dtype=np.float32)
+            if len(texts) == 1:
+                self._last = (texts[0], out[0])
+            return out
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return self.inner.embed_passages(texts)
+
+
+class KindClassifier:
+    """``probabilities(query)`` over ``kinds``; ``predict(query, among)`` the best of ``among`` (all when empty)."""
+
+    def __init__(self, embedder: Embedder, *, path: Path | None = None, fitted: dict[str, Any] | None = None) -> None:
+        if fitted is None:
+            src = Path(path) if path else resources.files(_PKG) / "kind_model.npz"
+            with src.open("rb") as fh:  # type: ignore[union-attr]
+                fitted = dict(np.load(fh, allow_pickle=False))
+        self.w, self.b = fitted["w"], fitted["b"]
+        self.mean, self.scale = fitted["mean"], fitted["scale"]
+        self.kinds: tuple[str, ...] = tuple(str(k) for k in fitted["kinds"])
+        self.model_id = str(fitted["model_id"])
+        if embedder.model_id != self.model_id:
+            raise ConfigError(f"chart-kind classifier was trained on {self.model_id}, not {embedder.model_id}; "
+                              "retrain it with python -m groundsearch.evaluation.kind_training --write")
+        self._embedder = embedder
+
+    def probabilities(self, query: str) -> np.ndarray:
+        v = np.asarray(self._embedder.embed_queries([query]), dtype=np.float32)[0]
+        return _softmax(((v - self.mean) / self.scale) @ self.w + self.b)
+
+    def predict(self, query: str, among: Sequence[str] = ()) -> tuple[ChartSubtype, float]:
+        return choose(self.kinds, self.probabilities(query), among)
+
+
+def choose(kinds: Sequence[str], p: np.ndarray, among: Sequence[str] = ()) -> tuple[ChartSubtype, float]:
+    """The most probable of ``among`` (every kind when empty), renormalised over them."""
+    mask = np.array([not among or k in among for k in kinds])
+    q = np.where(mask, p, 0.0) if mask.any() else p
+    q = q / q.sum()
+    best = int(np.argmax(q))
+    return kinds[best], float(q[best])  # type: ignore[return-value]
+
+
+def among(decision: FormatDecision) -> tuple[str, ...] | None:
+    """Which kinds the classifier may choose among for a chart decision, or None when the lexicon's kind stands."""
+    if decision.format != "chart" or decision.tier == "llm":
+        return None  # tier 3 answers the kind itself where it measured better
+    if decision.chart_requested is None:
+        return ()  # no kind named: the house convention is only a guess
+    if decision.chart_subtype == "bar":
+        return BAR_SHAPED
+    return None
+
+
+class KindStep:
+    """Thread-safe; the classifier loads on the first chart whose kind the lexicon did not name."""
+
+    def __init__(self, classifier: Callable[[], KindClassifier] | None) -> None:
+        self._factory = classifier
+        self._classifier: KindClassifier | None = None
+        self._failed: str | None = None
+        self._lock = threading.Lock()
+
+    def _model(self) -> KindClassifier | None:
+        with self._lock:
+            if self._classifier is None and self._failed is None and self._factory is not None:
+                try:
+                    self._classifier = self._factory()
+                except (ModelError, ConfigError) as exc:
+                    self._failed = exc.message
+                    log.warning("chart-kind classifier unavailable: %s", exc.message)
+            return self._classifier
+
+    def asked(self, decision: FormatDecision) -> bool:
+        """Whether :meth:`refine` consults the classifier for this decision."""
+        return self._factory is not None and among(decision) is not None
+
+    def refine(self, query: str, decision: FormatDecision) -> tuple[FormatDecision, list[str]]:
+        """The decision with the classifier's kind where the lexicon named none (or only plain bars)."""
+        allowed = among(decision)
+        if allowed is None or self._factory is None:
+            return decision, []  # no factory: built without a classifier, the lexicon's kind stands
+        model = self._model()
+        if model is None:
+            return decision, [f"chart-kind classifier unavailable ({self._failed or 'not configured'}); "
+                              "the lexicon's house convention used"]
+        try:
+            kind, _ = model.predict(query, allowed)
+        except EmbeddingFailed as exc:
+            return decision, [f"chart-kind classifier failed ({exc.message}); the lexicon's house convention used"]
+        if kind == decision.chart_subtype:
+            return decision, []
+        return FormatDecision(decision.format, kind, decision.chart_requested, decision.tier,
+                              decision.confidence), []
