@@ -53,3 +53,9 @@ def test_a_word_the_passage_writes_in_lower_case_anywhere_is_no_name_when_it_ope
     pool = candidates((_hit(0, "Voters in Riverton chose Ana Lopez as their mayor in 2031."),))
     _score(q, pool, SentenceVectors(HashEmbedder()), "person")
     assert "Voters" in pool[0].spans
+
+
+def test_a_name_that_says_whose_people_they_are_is_not_the_one_who_acted() -> None:
+    spans = answer_spans("The app was started in 2029 by two former Brightline employees, Ivo Marsh and Lea Kent.",
+                         "person", "Who bought the app?")
+    assert "Brightline" not in spans and spans[0].startswith("Ivo Marsh")

@@ -70,6 +70,10 @@ _NOT_ANSWERS = re.compile(r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturda
 # Titles written capitalised before a name: the name after the last of them is the person
 _ROLE = re.compile(r"^(?:CEO|CFO|CTO|COO|President|Chairman|Chairwoman|Chair|Director|Founder|Co-founder|QB|Coach|"
                    r"Minister|Senator|Governor|Mayor|Judge|Prime|General|Commissioner|Chancellor)$")
+# People named by whom they belong to: the name before them says whose they are, not who acted
+_AFFILIATES = re.compile(r"\s+(?:employees?|staff(?:ers)?|executives?|engineers?|officials?|fans?|users?|workers?|"
+                         r"researchers?|spokes(?:person|man|woman)|insiders?|veterans?|alumni|customers?|"
+                         r"shareholders?|investors?)\b")
 # A capitalised word joined to lower-case parts is an adjective: "Oscar-winning", "Thirteen-year-old", "Paris-based"
 _HYPHEN_ADJECTIVE = re.compile(r"^[A-Z][\w'’]*(?:-[a-z]+)+$")
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ian|ish|ese|ean|an|ic|i)$")
@@ -157,6 +161,8 @@ def _names(sentence: str, ordinary: Collection[str] = ()) -> list[tuple[int, str
             continue
         if len(words) == 1 and re.search(r"(?:^|\s)an?\s+$", sentence[:start], re.IGNORECASE) and re.match(r"\s+[a-z]", after):
             continue  # "an Oscar winner", "a US firm": a name used to describe a noun, not the answer
+        if _AFFILIATES.match(after):
+            continue  # "two former Yahoo employees", "Apple engineers": whose people they are, not the actor
         out.append((start, " ".join(words)))
     return out
 
