@@ -383,7 +383,8 @@ class Engine:
         return self.recorder.store.delete_owner_feedback(tenant, owner)
 
     def feedback_stats(self, tenant: str | None, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """``{item_id: (useful, marks)}`` of ``tenant``, every owner's marks (the weighted profile's boost)."""
+        """``{item_id: (useful, marks)}`` of ``tenant``, each key once by its latest mark (the weighted profile's
+        boost; ``TelemetryStore.feedback_stats``)."""
         return self._telemetry_for("feedback").feedback_stats(caller_scope(tenant), item_ids)
 
     def popular_terms(self, tenant: str | None, since: Any, limit: int = 10) -> list[tuple[str, int]]:

@@ -300,15 +300,16 @@ class Orchestrator:
         diagnostics = Diagnostics(tier=run.tier, cache_hit=run.cache_hit, model=run.model,
                                   latency_ms=dict(run.latency), degraded=tuple(run.degraded), plan=plan_dict(plan),
                                   gate=dataclasses.asdict(gate), usage=meter.usage(), request_id=request_id,
-                                  vectors_pending=_pending(getattr(self.retriever, "store", None)))
+                                  vectors_pending=_pending(getattr(self.retriever, "store", None), plan.filter))
         yield Event("complete", {"total_latency_ms": run.latency["total"],
                                  "diagnostics": diagnostics.model_dump(mode="json")})
 
 
-def _pending(store: Any) -> int | None:
-    """Chunks the vector leg cannot see yet; ``None`` when the store cannot say (a diagnostic never fails a search)."""
+def _pending(store: Any, f: SearchFilter) -> int | None:
+    """Chunks of what ``f`` admits that the vector leg cannot see yet (never the store's: that count moved when
+    another tenant uploaded); ``None`` when the store cannot say (a diagnostic never fails a search)."""
     try:
-        return int(store.count_pending_vectors())
+        return int(store.count_pending_vectors(f))
     except Exception:  # noqa: BLE001
         return None
 

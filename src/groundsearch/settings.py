@@ -94,7 +94,8 @@ class RetrievalSettings(_Frozen):
     # None: the threshold calibrated for the configured embedder (query.gate.CALIBRATED_THRESHOLDS); 0 turns it off.
     gate_threshold: float | None = Field(default=None, ge=0, le=1)
     # The e5 judge's threshold for requests the embedder cannot read (query.judge); None: query.gate's
-    # MULTILINGUAL_THRESHOLD; 0 leaves those requests unjudged, as before the judge.
+    # judge_threshold (MULTILINGUAL_THRESHOLD for the nine languages, MULTILINGUAL_THRESHOLD_PAST_NINE past
+    # them); a value here holds for every language; 0 leaves those requests unjudged, as before the judge.
     gate_multilingual_threshold: float | None = Field(default=None, ge=0, le=1)
     gate_depth: int = Field(default=10, ge=1, le=1000)
     # The reranker slot, chosen by configuration: "none", "e5" (bi-encoder re-scoring), "llm" (the configured
@@ -161,6 +162,10 @@ class ApiSettings(_Frozen):
     # A tenant's budget per bucket, in keys' budgets: a tenant admin mints (or revokes and re-mints) keys at
     # will, so per-key budgets alone let one tenant multiply its share of the machine without end.
     tenant_budget_keys: int = Field(default=10, ge=1)
+    # Keys a tenant admin may hold in its tenant: the keys file is one JSON document every request of every tenant
+    # re-reads after a change, so minting without end slowed everyone (at 50k keys: 0.9 s a re-read, 3.7 s a create).
+    # The operator (and the CLI) are not bound by it.
+    max_keys_per_tenant: int = Field(default=1000, ge=1)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

@@ -137,6 +137,7 @@ def test_a_plain_format_word_in_an_unread_script_is_a_candidate_not_a_claim(quer
         "pgvector tantivy usearch numbers again",
         "define reciprocal rank fusion",
         "who wrote PanGu-Σ?",  # a lone Greek letter is a name
+        "which papers did Łukasz Kaiser write with Noam Shazeer?",  # so is one word in another alphabet
         "哪些论文讨论了RAG？",
         "¿quién escribió ColBERT?",
     ],
@@ -190,3 +191,9 @@ def test_a_tiers_confidence_is_the_accuracy_of_the_decisions_it_made() -> None:
     assert tiers["rules"]["bare"] == round(1.5 / 2, 4)  # an unsure case: its own reading, the fallback's confidence
     top = tiers["classifier"][-1]
     assert tiers["classifier_n"] == 4 and top[2] == round((3 + 0.975) / 5, 4)
+
+
+def test_the_bot_a_user_addresses_is_no_part_of_a_typo() -> None:
+    d = read_directive("could the bot plot releases per month?")
+    assert (d.format, d.chart_subtype) == ("chart", "line"), d  # not "bot plot" read as a misspelt "dot plot"
+    assert read_directive("a dot plot of ranks").chart_subtype == "other"

@@ -25,23 +25,23 @@ def _jsonl(records: list[dict[str, str]]) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
-def test_attack_one_huge_record_is_refused_at_the_chunk_limit(server: Server) -> None:
-    with server.client(server.key("editor", "rec-huge")) as c:
-        r = c.post("/api/items", files={"file": ("huge.jsonl", _jsonl([_record(0, 2_000_000, "glimmet")]),
-                                                 "application/x-ndjson")}, data={"collection": "rel"})
-        status, message = outcome(c, r)
-        assert status == "failed" and "chunks" in message and "700" in message, message
-        assert c.post("/api/search", json={"query": "glimmet valve inspected"}).json()["results"] == []
-
-
-def test_attack_many_long_records_are_refused_at_the_chunk_limit(server: Server) -> None:
-    with server.client(server.key("editor", "rec-many")) as c:
-        rows = [_record(i, 3_000, "quorril") for i in range(1000)]
-        r = c.post("/api/items", files={"file": ("many.jsonl", _jsonl(rows), "application/x-ndjson")},
+def _refused(server: Server, tenant: str, rows: list[dict[str, str]], word: str) -> str:
+    """Upload ``rows`` as one records file for ``tenant``: it must fail, and nothing of it be found."""
+    with server.client(server.key("editor", tenant)) as c:
+        r = c.post("/api/items", files={"file": (f"{word}.jsonl", _jsonl(rows), "application/x-ndjson")},
                    data={"collection": "rel"})
         status, message = outcome(c, r)
         assert status == "failed" and "chunks" in message, message
-        assert c.post("/api/search", json={"query": "quorril valve inspected"}).json()["results"] == []
+        assert c.post("/api/search", json={"query": f"{word} valve inspected"}).json()["results"] == []
+    return message
+
+
+def test_attack_one_huge_record_is_refused_at_the_chunk_limit(server: Server) -> None:
+    assert "700" in _refused(server, "rec-huge", [_record(0, 2_000_000, "glimmet")], "glimmet")
+
+
+def test_attack_many_long_records_are_refused_at_the_chunk_limit(server: Server) -> None:
+    _refused(server, "rec-many", [_record(i, 3_000, "quorril") for i in range(1000)], "quorril")
 
 
 def test_records_within_the_limit_still_complete(server: Server) -> None:

@@ -66,10 +66,16 @@ def test_feedback_marks_replace_and_delete_per_tenant(telemetry_backend: Callabl
     again = store.put_feedback("acme", "r1", "docs:a", False, owner="k1")  # the same request marks once: replaced
     assert again.id == mark.id and store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (0, 1)}
     for i in range(2, 7):
-        store.put_feedback("acme", f"r{i}", "docs:a", True, owner="k1")
-    assert store.feedback_stats("acme", ["docs:a", "docs:b"]) == {"docs:a": (5, 6)}  # many
+        store.put_feedback("acme", f"r{i}", "docs:a", True, owner=f"k{i}")
+    assert store.feedback_stats("acme", ["docs:a", "docs:b"]) == {"docs:a": (5, 6)}  # many keys
     assert store.feedback_stats("globex", ["docs:a"]) == {}  # another tenant sees none of them
     assert not store.delete_feedback("globex", mark.id, owner="k1")  # nor can it delete them
     assert store.delete_feedback("acme", mark.id, owner="k1")
     assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (5, 5)}
+    for i in range(7, 10):  # one key marking many searches is one voice: its latest mark
+        store.put_feedback("acme", f"r{i}", "docs:a", i < 9, owner="k2")
+    assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (4, 5)}
+    for i in range(7, 10):  # owner '' has no key to tell people apart: each of its marks counts
+        store.put_feedback("acme", f"r{i}", "docs:a", True, owner="")
+    assert store.feedback_stats("acme", ["docs:a"]) == {"docs:a": (7, 8)}
     assert not store.delete_feedback("acme", mark.id, owner="k1")

@@ -19,9 +19,11 @@ from typing import Literal
 
 from ..store.text import analyze
 
-__all__ = ["AnswerType", "answer_spans", "choices", "date_key", "date_keys", "expected_type"]
+__all__ = ["SPAN_TYPES", "AnswerType", "answer_spans", "choices", "date_key", "date_keys", "expected_type"]
 
-AnswerType = Literal["person", "place", "date", "number", "entity", "yesno", "choice", "other"]
+AnswerType = Literal["person", "place", "date", "number", "version", "licence", "entity", "yesno", "choice", "other"]
+# the types whose answer is a span of the sentence (the rest are answered by whole sentences)
+SPAN_TYPES: frozenset[str] = frozenset({"person", "place", "date", "number", "version", "licence", "entity"})
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
           r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
@@ -81,6 +83,33 @@ _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|to|of)\s+$")
 _ORG_SUFFIX = re.compile(r"\b(?:Inc|Corp|Corporation|Company|Ltd|LLC|Group|University|Association|Party|Club|"
                          r"Records|Studios|Bank|Agency|Council|Institute|League|Committee|Foundation)\b")
 
+# A licence is asked for by name in any spelling (licence, license, Lizenz, licencia) and answered by an
+# identifier (SPDX's families), not by whatever capitalised name sits near the word.
+_LICENCE_Q = re.compile(r"\blicen[cs]\w*|\blizenz\w*|\blicencia\w*", re.IGNORECASE)
+_LICENCE = re.compile(
+    r"(?<![\w-])(?:Apache(?:-|\s+License,?\s+(?:Version\s+)?)2\.0|MIT|ISC|Unlicense|Zlib|BSD-[1-4]-Clause"
+    r"|(?:A|L)?GPL-?[1-3]\.0(?:-only|-or-later|\+)?|MPL-?[12]\.[01]|EPL-?[12]\.0|CC0-1\.0"
+    r"|CC-BY(?:-SA|-NC|-ND)*-[1-4]\.0)(?![\w-])")
+# "which version", "¿qué versión", "welche Version": a dotted release number (1.5.7, 0.8, 1.0.0b261022)
+_VERSION_Q = re.compile(r"\bversi(?:on|ón)s?\b", re.IGNORECASE)
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-.]?(?:a|b|rc|dev|post)\d*)?(?![\w.]*\w)")
+# A question about a setting or a measure asks for its number, whatever its wh-word: "what damping", "which
+# port", "what HTTP status", "the relevance gate threshold", "default RRF k?"
+_MEASURES = (r"port|status(?:\s+code)?|exit\s+code|damping|weight|threshold|k1?|b|limit|size|timeout|penalty|"
+             r"score|cosine|factor|ratio|rate|dimensions?|ef|depth|constant")
+_MEASURE_Q = re.compile(rf"^(?:what|which)(?:'s|\s+(?:is|are|was))?\s+(?:the\s+)?(?:default\s+)?(?:[\w.-]+\s+){{0,3}}?"
+                        rf"(?:{_MEASURES})\b(?!\s+(?:of|for)\s+(?:a|an|the)?\s*\w+\s+(?:is|are)\b)|"
+                        rf"^default\s+(?:[\w.-]+\s+){{0,2}}(?:{_MEASURES})\b", re.IGNORECASE)
+# "What does X store its keyword index in?", "Where does X keep its records?": the answer is the thing that
+# holds them (a system, a file), never the method that scores or searches what it holds
+_STORE_Q = re.compile(r"\b(?:stor(?:e|es|ed)|keeps?|kept|holds?|persists?|saves?)\s+(?:its|their|the|all)?\s*"
+                      r"(?P<object>[\w-]+(?:\s+[\w-]+)?)\s*(?:in)?\s*\??$", re.IGNORECASE)
+# retrieval methods and scoring functions as this field names them: how an index is searched, not where
+_METHODS = frozenset({"bm25", "hnsw", "rrf", "wand", "maxscore", "ppr", "mmr", "tf-idf", "tfidf", "rocchio", "hyde",
+                      "prf", "ann", "knn", "cosine", "block-max"})
+_ADJECTIVE = re.compile(r"(?:ed|al|ive|ous|ic|able|ible|ful|less|ing|est|er|ly)$")
+_FILE = re.compile(r"\b[\w-]+\.(?:sqlite3?|db|json|jsonl|parquet|lance|csv|log)\b")
+
 _PLACE_NOUNS = r"country|city|state|province|town|county|region|continent|island|nation|location|venue|capital"
 _PERSON_NOUNS = (r"person|man|woman|player|president|ceo|founder|author|actor|actress|singer|artist|director|"
                  r"company|team|organi[sz]ation|band|group|club|party|university|firm")
@@ -95,6 +124,14 @@ def expected_type(question: str) -> AnswerType:
         return "choice"
     if _YESNO.match(q):
         return "yesno"
+    if _LICENCE_Q.search(q):
+        return "licence"
+    if _VERSION_Q.search(q):
+        return "version"
+    if _MEASURE_Q.search(q):
+        return "number"
+    if stored_object(q) is not None:
+        return "entity"  # the thing that holds it, named (see _holders), wherever it is
     if re.search(r"\bhow (?:many|much)\b|\bwhat (?:number|percentage|amount|is the population)\b|\bhow (?:old|long|"
                  r"far|tall|big)\b|\bwhat (?:is|was|were|are) (?:the |\w+'s )?(?:revenue|price|cost|value|worth|salary|budget|"
                  r"net worth|profit|income)\b", q):
@@ -180,14 +217,20 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
     (for places, names after "in"/"at"/"from" first; for people, names that are not organisations first
     only in order of appearance — "who" is asked of both). ``ordinary``: see :func:`_names`."""
     folded = question.casefold()
+    if atype == "licence":
+        return list(dict.fromkeys(m.group(0) for m in _LICENCE.finditer(sentence)))
+    if atype == "version":
+        return [m.group(0) for m in _VERSION.finditer(sentence) if not _in_question(m.group(0), folded)]
     if atype == "date":
         spans = [m.group(0) for m in _DATE.finditer(sentence)]
         return [s for s in spans if not _in_question(s, folded)]
     if atype == "number":
         dates = [m.span() for m in _DATE.finditer(sentence) if re.search(r"[A-Za-z]", m.group(0))]
-        spans = [m.group(0) for m in _NUMBER.finditer(sentence)
+        found = [m for m in _NUMBER.finditer(sentence)
                  if not any(a <= m.start() < b for a, b in dates) and not re.fullmatch(r"(?:1[5-9]|20)\d{2}", m.group(0))]
-        return [s for s in spans if not _in_question(s, folded)]
+        if _MEASURE_Q.search(" ".join(folded.split())):
+            found = [m for m in found if _labelled_number(sentence, m, folded)]
+        return [m.group(0) for m in found if not _in_question(m.group(0), folded)]
     if atype in ("person", "place", "entity"):
         found = [(start, name) for start, name in _names(sentence, ordinary) if not _in_question(name, folded)]
         if atype == "place":
@@ -200,8 +243,48 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
                 nxt = re.match(r",\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)", tail)
                 merged.append(f"{name}, {nxt.group(1)}" if nxt else name)
             return _outermost(merged)
+        held = stored_object(question)
+        if held is not None:
+            return _outermost(_holders(sentence, held, folded, [name for _, name in found]))
         return _outermost([name for _, name in found])
     return []
+
+
+def _labelled_number(sentence: str, m: re.Match[str], folded: str) -> bool:
+    """A setting's value sits next to its name: "damping 0.5", "flagged 50", "RRF k = 60", "(pool_size,
+    default 4)". A number two words or more from every word of the question is some other count ("holds 2
+    connections", "so one click") — for a question about a setting, not its answer."""
+    asked = set(analyze(folded)) - {"default"}
+    before = re.findall(r"[\w.-]+", sentence[:m.start()])[-2:]
+    after = re.findall(r"[\w.-]+", sentence[m.end():])[:1]
+    return any(set(analyze(w)) & asked for w in (*before, *after))
+
+
+def stored_object(question: str) -> list[str] | None:
+    """The words of what a "where is X kept" question asks about ("keyword index"), or None for another
+    question."""
+    m = _STORE_Q.search(" ".join(question.split()))
+    if not m or not re.match(r"^(?:what|where|which|in what|in which)\b", question.strip(), re.IGNORECASE):
+        return None
+    return m.group("object").casefold().split()
+
+
+def _holders(sentence: str, held: list[str], folded: str, names: list[str]) -> list[str]:
+    """The spans that can hold ``held`` (the question's object): names that are not methods (tantivy holds a
+    keyword index; BM25 is how it scores), lower-case system names written as the object's modifier ("a
+    tantivy BM25 index", "the keyword index (tantivy)") and file names after "in"."""
+    head = re.escape(held[-1].rstrip("s"))
+    found = [(sentence.find(n), n) for n in names if n.casefold() not in _METHODS]
+    for m in re.finditer(rf"\b([a-z][\w-]*[a-z0-9])\s+(?:[\w-]+\s+)?{head}s?\b", sentence):
+        word = m.group(1)
+        if (word.casefold() not in _NOT_NAMES and word.casefold() not in _METHODS and not _ADJECTIVE.search(word)
+                and not word.startswith("per-") and not _in_question(word, folded)):
+            found.append((m.start(1), word))
+    for m in re.finditer(rf"\b{head}s?\s*\(([a-z][\w.-]*)\)", sentence):
+        found.append((m.start(1), m.group(1)))
+    files = [(m.start(1), m.group(1)) for m in re.finditer(rf"\bin\s+({_FILE.pattern})", sentence)]
+    # a file named after what it holds ("telemetry.sqlite" for telemetry records) still names the holder
+    return [n for _, n in sorted([*(f for f in found if not _in_question(f[1], folded)), *files])]
 
 
 def _outermost(spans: list[str]) -> list[str]:

@@ -29,7 +29,8 @@ import numpy as np
 from ..store.text import analyze
 from ..types import EvidenceHit, Prose, Sentence
 from . import decompose, hops, relations
-from .answer_type import AnswerType, answer_spans, choices, expected_type
+from .asked_fields import field_answer, named_records, speaks_of
+from .answer_type import SPAN_TYPES, AnswerType, answer_spans, choices, expected_type
 from .answerable import Support, best_span, canonical, confident, nested, only_a_year, stated, support, vote_margin
 from .sentence_vectors import SentenceVectors
 from .sentences import embed_text, quotable
@@ -64,6 +65,8 @@ CONTEXT_MIN = 0.75
 BEARING_VOTERS = 6  # the best answer-bearing sentences that vote on the answer span
 # A sentence shown after "no sentence answers this directly": on the topic at all.
 RELATED_SIM, RELATED_COVER = 0.3, 0.25
+# Types whose value is an identifier a source states once, labelled ("Code: Apache-2.0"), see _labelled
+LABELLED_TYPES = frozenset({"licence", "version"})
 CONFLICT_OVERLAP = 0.6  # Jaccard of the words two sentences share (answer spans aside) to be "the same claim"
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 _WORDS = re.compile(r"\w+")
@@ -95,9 +98,24 @@ def candidates(hits: Sequence[EvidenceHit]) -> list[Candidate]:
             if s.casefold() in seen:
                 continue
             seen.add(s.casefold())
-            out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=frozenset(analyze(s))))
+            out.append(Candidate(hit=hit, rank=rank, pos=pos, text=s, terms=_spellings(analyze(s))))
             pos += 1
     return out
+
+
+# British and American spellings of one word stem apart ("licenc" / "licens", "organis" / "organiz",
+# "colour" / "color"): a sentence's terms carry both, so a question in either spelling finds it
+_SPELLING = ((re.compile(r"enc$"), "ens"), (re.compile(r"ens$"), "enc"), (re.compile(r"is(?=e?$|ation$)"), "iz"),
+             (re.compile(r"iz(?=e?$|ation$)"), "is"), (re.compile(r"our$"), "or"), (re.compile(r"(?<=[^aeiou])or$"), "our"))
+
+
+def _spellings(terms: Sequence[str]) -> frozenset[str]:
+    out = set(terms)
+    for t in terms:
+        for pattern, other in _SPELLING:
+            if len(t) > 4 and pattern.search(t):
+                out.add(pattern.sub(other, t))
+    return frozenset(out)
 
 
 def _covers(c: Candidate, term: str) -> bool:
@@ -135,11 +153,14 @@ def _years_of(c: Candidate, hits: Sequence[EvidenceHit]) -> set[str]:
 def _answer_bearing(c: Candidate, atype: AnswerType, years: set[str], hits: Sequence[EvidenceHit] = ()) -> bool:
     """Close enough to the question, holding a span of the asked type, and naming the question's years
     (:func:`_years_of`): "Who won Wimbledon in 2019?" is not answered by a sentence about 2018."""
-    if c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
+    # an identifier in a passage on the question bears it, however little the sentence itself says
+    identifier = atype in LABELLED_TYPES and bool(c.spans) and c.context >= COVER_MIN
+    if not identifier and c.sim < SIM_MIN and c.cover < COVER_MIN and (c.context < CONTEXT_MIN or c.sim < RELATED_SIM):
         return False
     if years and not years <= set(_YEAR.findall(c.hit.chunk.text)) and not years <= _years_of(c, hits):
         return False
-    return bool(c.spans) if atype in ("person", "place", "date", "number", "entity") else True
+
+    return bool(c.spans) if atype in SPAN_TYPES else True
 
 
 def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, atype: AnswerType) -> None:
@@ -154,13 +175,14 @@ def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, a
                 for w in _TOKENS.findall(text) if w[:1].islower()}
     for c in pool:
         c.cover = sum(w for t, w in weights.items() if t in c.terms) / total
-        if c.hit.id not in passages:
-            passages[c.hit.id] = frozenset(analyze(f"{c.hit.item.title} {c.hit.chunk.text}"))
+        if c.hit.id not in passages:  # the section's headings say what its sentences are about too
+            heading = " ".join(c.hit.chunk.heading_path)
+            passages[c.hit.id] = _spellings(analyze(f"{c.hit.item.title} {heading} {c.hit.chunk.text}"))
         c.context = sum(w for t, w in weights.items() if t in passages[c.hit.id]) / total
         c.spans = tuple(answer_spans(c.text, atype, query, ordinary))
         # until (unless) the sentence is embedded, its chunk's cosine from the vector leg stands in for it
         c.sim = max((ls.score for ls in c.hit.legs if ls.leg == "vector"), default=0.0)
-    typed = atype in ("person", "place", "date", "number", "entity")
+    typed = atype in SPAN_TYPES
 
     def cheap(c: Candidate) -> float:
         return W_TERMS * c.cover + W_TYPE * (bool(c.spans) if typed else 0) + W_RANK / (1 + c.rank)
@@ -319,6 +341,21 @@ def _conflict(bearing: Sequence[Candidate]) -> tuple[Candidate, str, Candidate, 
     return None
 
 
+def _labelled(holders: Sequence[Candidate], span: str, query: str) -> bool:
+    """A holder opens with a label made of the question's own words, then the span as its value: "Code:
+    Apache-2.0." under the README's "Licences" for "Which licence does groundsearch's code use?". For an
+    identifier-like type (``LABELLED_TYPES``) that is the sentence saying what the value is, however few
+    other results repeat it (a licence is stated once)."""
+    asked = set(analyze(query))
+    for c in holders:
+        m = re.match(r"^\s*([^:]{1,40}):\s*(.*)$", c.text)
+        if m and m.group(2).startswith(span):
+            label = set(analyze(m.group(1)))
+            if label and label <= asked:
+                return True
+    return False
+
+
 def _sentence(c: Candidate) -> Sentence:
     return Sentence(text=c.text, citations=(c.hit.id,))
 
@@ -377,7 +414,7 @@ class Line:
     clash: tuple[Candidate, str, Candidate, str] | None = None
 
 
-def _line(query: str, bearing: Sequence[Candidate], hits: Sequence[EvidenceHit]) -> Line:
+def _line(query: str, bearing: Sequence[Candidate], hits: Sequence[EvidenceHit], atype: AnswerType) -> Line:
     clash = _conflict(bearing[:8])
     if clash is not None:
         return Line(clash=clash)
@@ -390,7 +427,19 @@ def _line(query: str, bearing: Sequence[Candidate], hits: Sequence[EvidenceHit])
     names = {t for h in hits if (title := set(analyze(h.item.title))) and title <= asked for t in title}
     backing = support(query, holders, share, vote_margin(voters, query), names)
     return Line(span=span, holders=tuple(holders), support=backing,
-                stated=confident(backing) or stated(query, span, holders, names))
+                stated=confident(backing) or stated(query, span, holders, names)
+                or (atype in LABELLED_TYPES and _labelled(holders, span, query)))
+
+
+def _off_record(query: str, hits: Sequence[EvidenceHit], bearing: Sequence[Candidate]) -> list[EvidenceHit]:
+    """The records the question names, best first, when no answer-bearing sentence is theirs or names them:
+    "How does HippoRAG use Personalized PageRank?" over sentences on PageRank that never name HippoRAG
+    answers another question. Empty otherwise."""
+    named = named_records(query, hits)
+    if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
+                         for _, h, names in named):
+        return [h for _, h, _ in sorted(named, key=lambda n: -n[0])]
+    return []
 
 
 def line_decision(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Line | None:
@@ -399,33 +448,46 @@ def line_decision(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVect
     support model is fitted on (``evaluation.support_fit``)."""
     pool = candidates(hits)
     atype = expected_type(query)
-    if not pool or atype not in ("person", "place", "date", "number", "entity"):
+    if not pool or atype not in SPAN_TYPES or field_answer(query, hits) is not None:
         return None
     _score(query, pool, vectors, atype)
     bearing = [c for c in pool if _answer_bearing(c, atype, set(_YEAR.findall(query)), hits)]
-    if not bearing or nested(query):
+    if not bearing or nested(query) or _off_record(query, hits, bearing):
         return None
-    return _line(query, bearing, hits)
+    return _line(query, bearing, hits, atype)
 
 
 def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Prose:
     """The extractive answer to ``query`` from ``hits`` (the fused page, best first)."""
     pool = candidates(hits)
+    stored = field_answer(query, hits)
+    if stored is not None:  # a record the question names stores the asked value as a field (:mod:`.asked_fields`)
+        value, holder = stored
+        line = Sentence(text=f"{ANSWER_PREFIX}{value}.", citations=(holder.id,))
+        if pool:
+            _score(query, pool, vectors, expected_type(query))
+        related = [c for c in pool if c.sim >= RELATED_SIM or c.cover >= RELATED_COVER]
+        return Prose(sentences=(line, *(_sentence(c) for c in _mmr(related, FULL_SENTENCES, [], query))),
+                     mode="extractive")
     if not pool:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
     atype = expected_type(query)
     _score(query, pool, vectors, atype)
     years = set(_YEAR.findall(query))
     bearing = [c for c in pool if _answer_bearing(c, atype, years, hits)]
+    first_named = _off_record(query, hits, bearing)
+    if first_named:  # say so, and list the records the question names first
+        return Prose(sentences=(no_answer([*first_named, *(h for h in hits if h not in first_named)]),),
+                     mode="extractive")
     if not bearing or nested(query):
         # a second-hop question: the spans on the page are bridge candidates, neither its answer nor a
         # disagreement about it; the first and second hop's sentences are quoted instead (_chain)
         return _unanswered(pool, hits, query, vectors=vectors)
-    typed = atype in ("person", "place", "date", "number", "entity")
+    typed = atype in SPAN_TYPES
     opening: list[Sentence] = []
     first: list[Candidate] = []
     if typed:
-        line = _line(query, bearing, hits)
+        line = _line(query, bearing, hits, atype)
         if line.clash is not None:
             a, span_a, b, span_b = line.clash
             opening.append(Sentence(text=f"{CONFLICT_PREFIX} on this: one says {span_a}, another {span_b}.",

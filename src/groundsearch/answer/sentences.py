@@ -42,6 +42,9 @@ _CODE = re.compile(
 )
 _PATHISH = re.compile(r"\w/\w|\w\.(?:py|toml|json|jsonl|md|sh|yaml|yml|sql|js|html)\b|_\w")
 _LOWER_WORD = re.compile(r"^[a-z][a-z'’-]*[,;:]?$")
+# "Code: Apache-2.0." — a label and its value, closed like a sentence inside a paragraph: a statement however
+# short ("Licences and data" above it is the heading; this line is what the section says)
+_LABELLED = re.compile(r"^[A-Z][a-z]+(?: [a-z]+){0,3}: [^\s:`|]+(?: [^\s:`|]+){0,3}\.$")
 
 
 def blocks(text: str) -> list[str]:
@@ -116,6 +119,9 @@ def is_prose(sentence: str, *, not_equal_to: Iterable[str] = ()) -> bool:
     that only repeats one of them is a title, however it is punctuated."""
     s = sentence.strip()
     words = s.split()
+    if (2 <= len(words) < MIN_WORDS and _LABELLED.match(s) and not _CODE.search(s)
+            and not any(_PATHISH.search(w) for w in words)):
+        return not any(s.rstrip(".").casefold() == t.rstrip(".!?… ").casefold() for t in not_equal_to if t)
     if not MIN_WORDS <= len(words) <= MAX_WORDS:
         return False
     if _LINE_NOISE.match(s) or s.count("|") >= 2 or _CODE.search(s):

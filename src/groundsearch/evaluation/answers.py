@@ -315,7 +315,9 @@ def judged_prose(judge: Callable[[str, str, str], bool | None], store: Any, ques
 
 def run_condition(engine: Any, cases: Mapping[str, AnswerCase], requests: Mapping[str, SearchRequest],
                   qrels: Mapping[str, Mapping[str, int]], tick: Callable[[int], None],
-                  judge: Callable[[str, str, str], bool | None] | None = None) -> list[CaseResult]:
+                  judge: Callable[[str, str, str], bool | None] | None = None,
+                  seen: Callable[[str, SearchResponse], None] | None = None) -> list[CaseResult]:
+    """``seen(qid, response)``, when given, receives each response (the demo eval lists its misses)."""
     results = []
     first = next(iter(requests.values()), None)
     if first is not None:  # warm-up: model sessions and index readers load lazily
@@ -328,6 +330,8 @@ def run_condition(engine: Any, cases: Mapping[str, AnswerCase], requests: Mappin
         relevant = {d for d, g in qrels.get(qid, {}).items() if g > 0}
         verdict = judged_prose(judge, engine.store, cases[qid].text, response) if judge is not None else None
         results.append(score_case(cases[qid], response, relevant, answer_ms, retrieve_ms, verdict))
+        if seen is not None:
+            seen(qid, response)
         tick(i)
     return results
 

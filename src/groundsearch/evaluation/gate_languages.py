@@ -1,7 +1,9 @@
 """How often the relevance gate calls a request low-confidence on the demo corpus, per language, on-topic and off.
 
-On-topic: the labelled intent requests (every one is about the demo corpus). Off-topic: ``offtopic-dev.jsonl``
-(calibration) and ``offtopic-heldout.jsonl`` (committed before the gate was changed), nine languages each.
+On-topic: the labelled intent requests (every one is about the demo corpus) and ``ontopic-languages-*.jsonl``.
+Off-topic: ``offtopic-dev.jsonl`` (calibration) and ``offtopic-heldout.jsonl`` (committed before the gate was
+changed), nine languages each, and ``offtopic-languages-*.jsonl``: 14 languages past the nine, in six scripts
+(``dev`` halves for choosing, ``heldout`` halves committed first; ``evaluation/data/README.md``).
 A good gate fires rarely on the first and nearly always on the second; "not judged" (the request is in a
 language the embedder does not read) is counted apart, since it is neither.
 
@@ -31,7 +33,9 @@ from .intent_fidelity import build_demo_engine
 __all__ = ["DEFAULT_FILES", "gate_table", "judge_latency", "judge_scores", "multilingual_threshold"]
 
 DATA = Path(__file__).parent / "data"
-DEFAULT_FILES = ("intents-heldout3.jsonl", "intents-dev.jsonl", "offtopic-dev.jsonl", "offtopic-heldout.jsonl")
+DEFAULT_FILES = ("intents-heldout3.jsonl", "intents-dev.jsonl", "offtopic-dev.jsonl", "offtopic-heldout.jsonl",
+                 "ontopic-languages-dev.jsonl", "offtopic-languages-dev.jsonl", "ontopic-languages-heldout.jsonl",
+                 "offtopic-languages-heldout.jsonl")
 
 
 def _rows(files: list[str]) -> list[dict[str, Any]]:

@@ -509,6 +509,12 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.option("--answers", "answers_dir", default=None, type=click.Path(file_okay=False),
               help="BEIR-layout folder whose queries carry gold 'answers': answer recall, citation precision, "
                    "support, abstention, conflicts and latency of the full answer path.")
+@click.option("--answers-demo", "answers_demo", default=None, type=click.Path(exists=True, file_okay=False),
+              help="The labelled questions about the demo corpus (src/groundsearch/evaluation/data/demo-answers-*"
+                   ".jsonl, or --answers-file) on this demo folder (e.g. demo; its store in DEMO/data, or "
+                   "--cache-dir): answer-line recall, gold in the prose, abstention and false abstention per split.")
+@click.option("--answers-file", "answers_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="With --answers-demo: question files (repeatable); default both shipped halves.")
 @click.option("--chat", "chat_demo", default=None, type=click.Path(exists=True, file_okay=False),
               help="Scripted conversations (src/groundsearch/evaluation/data/chat-*.jsonl, or --chat-file) through the "
                    "chat turn loop on this demo folder (e.g. demo): citation validity, silent drops, marked share, "
@@ -549,7 +555,8 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
 @click.pass_context
 @handles_errors
 def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tuple[str, ...],
-                 fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, chat_demo: str | None,
+                 fidelity_demo: str | None, tier1_only: bool, answers_dir: str | None, answers_demo: str | None,
+                 answers_files: tuple[str, ...], chat_demo: str | None,
                  chat_files: tuple[str, ...], chat_limit: int | None, chat_records: str | None,
                  chat_score: str | None, judge_dir: str | None, with_judge: bool,
                  no_narration: bool, split: str, qrels_file: str | None, retrievers: str, embedder_name: str,
@@ -573,6 +580,17 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
         judge_report = run_judge_agreement(settings_from(ctx).llm, Path(judge_dir), split,
                                            lambda n, t: err.print(f"judged {n}/{t}", highlight=False))
         click.echo(json.dumps(judge_report) if as_json else json.dumps(judge_report, indent=1))
+        return
+    if answers_demo is not None:
+        from ..evaluation.console import progress_bars
+        from ..evaluation.demo_answers import default_paths, format_demo_report, load_questions, run_demo_answers
+
+        rows = [r for r in load_questions([Path(p) for p in answers_files] or default_paths())
+                if split == "all" or ("heldout" in r.get("split", "")) == (split == "heldout")][:limit_queries]
+        data_dir = Path(cache_dir) if cache_dir else Path(answers_demo) / "data"
+        with progress_bars(err) as progress:
+            demo_report = run_demo_answers(rows, Path(answers_demo), data_dir, progress)
+        click.echo(json.dumps(demo_report) if as_json else format_demo_report(demo_report))
         return
     if answers_dir is not None:
         from ..evaluation.answers import format_answer_report, run_answer_eval

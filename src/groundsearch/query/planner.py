@@ -19,7 +19,7 @@ from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import RetrievalSettings, Settings
 from ..types import Fusion, GateJudge, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
-from .gate import MULTILINGUAL_THRESHOLD, grounded_aggregate, threshold_for
+from .gate import grounded_aggregate, judge_threshold, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
@@ -314,10 +314,12 @@ def plan_retrieval(
         foreign = unreadable(query, embedder_id)
         if foreign is not None:
             # a cosine of text the embedder can't read measures the language, not the relevance
-            why = (f"the request reads as {foreign[0]} (p {foreign[1]:.2f}), which {embedder_id.split('@')[0]} "
-                   "does not read")
+            why = (f"the request reads as {foreign.lang} (p {foreign.probability:.2f}), which "
+                   f"{embedder_id.split('@')[0]} does not read" if foreign.by != "script" else
+                   f"the request is written mostly outside the Latin script ({foreign.probability:.0%} of its "
+                   f"letters, reads as {foreign.lang}), which {embedder_id.split('@')[0]} does not read")
             multilingual = r.gate_multilingual_threshold
-            gate = MULTILINGUAL_THRESHOLD if multilingual is None else multilingual
+            gate = judge_threshold(foreign.lang) if multilingual is None else multilingual
             if judge_id and gate > 0:
                 judge = "multilingual"
                 reasons.append(f"gate judged by {judge_id} over the candidates at {gate:g}: {why}")

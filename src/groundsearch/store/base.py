@@ -93,8 +93,9 @@ class Store(Protocol):
         """Keys of chunks stored without a vector, greater than ``after``, ascending (a resumable cursor)."""
         ...
 
-    def count_pending_vectors(self) -> int:
-        """Chunks still without a vector: the vector leg cannot find them yet."""
+    def count_pending_vectors(self, filter: SearchFilter | None = None) -> int:
+        """Chunks still without a vector: the vector leg cannot find them yet. ``filter``: only those of items it
+        admits (a search's diagnostics: a store-wide count told one tenant when another uploaded, drafts too)."""
         ...
 
     def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:

@@ -118,6 +118,8 @@ class PgTelemetry:
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}
-        rows = self._rows("SELECT item_id, count(*) FILTER (WHERE useful), count(*) FROM feedback "
-                          "WHERE tenant = %s AND item_id = ANY(%s) GROUP BY item_id", (tenant, list(item_ids)))
+        rows = self._rows("SELECT item_id, count(*) FILTER (WHERE useful), count(*) FROM (SELECT item_id, useful, owner, "
+                          "row_number() OVER (PARTITION BY item_id, owner ORDER BY created_at DESC, id) AS nth "
+                          "FROM feedback WHERE tenant = %s AND item_id = ANY(%s)) AS marks "
+                          "WHERE nth = 1 OR owner = '' GROUP BY item_id", (tenant, list(item_ids)))
         return {i: (int(u), int(n)) for i, u, n in rows}

@@ -252,10 +252,17 @@ class PostgresStore:
         """For an embedder sharing this database with others: claim pending chunks before embedding them."""
         return VectorClaims(self._dsn)
 
-    def count_pending_vectors(self) -> int:
-        # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request
-        return int(self._fetch("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunk_vectors)",
-                               {})[0][0])
+    def count_pending_vectors(self, filter: SearchFilter | None = None) -> int:
+        # two index-only counts, not an anti-join over every chunk: search diagnostics ask on every request; the
+        # filtered anti-join runs only while some chunk is waiting (an ingest in flight)
+        total = int(self._fetch("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM chunk_vectors)",
+                                {})[0][0])
+        if filter is None or total <= 0:
+            return total
+        where = compile_filter(filter)
+        return int(self._fetch(
+            f"SELECT count(*) FROM chunks c JOIN items i ON i.id = c.item_id WHERE {where.sql} AND NOT EXISTS "
+            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk)", where.params)[0][0])
 
     def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
         vecs = check_vectors(vectors, len(keys), self.dim)

@@ -187,9 +187,15 @@ class SQLiteStore:
             lambda keys: set(self.pending_vectors(*span(keys))) & set(keys),
             lambda keys, model: set(self.pending_sentences(model, *span(keys))) & set(keys))
 
-    def count_pending_vectors(self) -> int:
+    def count_pending_vectors(self, filter: SearchFilter | None = None) -> int:
         with self._lock:
-            return int(self._conn.execute("SELECT count(*) FROM chunks WHERE vector IS NULL").fetchone()[0])
+            total = int(self._conn.execute("SELECT count(*) FROM chunks WHERE vector IS NULL").fetchone()[0])
+            if filter is None or total == 0:
+                return total
+            where, params = item_filter_sql(filter)
+            return int(self._conn.execute(  # over the chunks_pending partial index: only chunks still waiting
+                f"SELECT count(*) FROM chunks c JOIN items i ON i.rowid = c.item_rowid WHERE c.vector IS NULL "
+                f"AND {where}", params).fetchone()[0])
 
     def set_vectors(self, keys: Sequence[int], vectors: np.ndarray) -> int:
         """Store vectors for chunks that still lack one; returns how many were set. A chunk deleted or replaced

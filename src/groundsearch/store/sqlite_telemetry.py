@@ -165,8 +165,10 @@ class SQLiteTelemetry:
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         if not item_ids:
             return {}
-        rows = self._read("SELECT item_id, sum(useful), count(*) FROM feedback WHERE tenant = ? AND item_id IN "
-                          "(SELECT value FROM json_each(?)) GROUP BY item_id", (tenant, json.dumps(list(item_ids))))
+        rows = self._read("SELECT item_id, sum(useful), count(*) FROM (SELECT item_id, useful, owner, row_number() OVER "
+                          "(PARTITION BY item_id, owner ORDER BY created_at DESC, rowid DESC) AS nth FROM feedback "
+                          "WHERE tenant = ? AND item_id IN (SELECT value FROM json_each(?))) "
+                          "WHERE nth = 1 OR owner = '' GROUP BY item_id", (tenant, json.dumps(list(item_ids))))
         return {i: (int(u), int(n)) for i, u, n in rows}
 
 

@@ -80,7 +80,10 @@ class TelemetryStore(Protocol):
 
     def feedback_stats(self, tenant: str, item_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """``{item_id: (useful marks, all marks)}`` of ``tenant`` for the marked ones among ``item_ids``: every
-        owner's marks count (it is the tenant's ranking signal, and it names no owner and no mark)."""
+        owner's marks count (it is the tenant's ranking signal, and it names no owner and no mark), each key once
+        per item by its latest mark — every search is a new request, so counted per mark one key could reach
+        ``feedback_min_marks`` alone and outvote its colleagues. Owner ``''`` has no key to tell people apart
+        (marks from before owners, every-tenant callers): each of its marks counts."""
         ...
 
     def close(self) -> None: ...

@@ -196,7 +196,13 @@ def list_keys(request: Request, who: Principal = Depends(requires("admin"))) -> 
 def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(requires("admin"))) -> KeyCreatedOut:
     """Create a key in this admin's own tenant (only the operator names another tenant or mints operators)."""
     tenant, all_tenants = who.mint_scope(body.tenant, body.all_tenants)
-    record, key = _keys(request).create(body.role, tenant=tenant, all_tenants=all_tenants, label=body.label)
+    keys = _keys(request)
+    most = state(request).settings.api.max_keys_per_tenant
+    if who.tenant is not None and sum(1 for r in keys.records() if who.may_manage(r)) >= most:
+        raise InvalidInput(f"this tenant already has {most} keys, the most a tenant admin may hold "
+                           "(api.max_keys_per_tenant); revoke unused ones, or ask the operator",
+                           details={"field": "role", "max_keys_per_tenant": most})
+    record, key = keys.create(body.role, tenant=tenant, all_tenants=all_tenants, label=body.label)
     return KeyCreatedOut(id=record.id, role=record.role, tenant=record.tenant, all_tenants=record.all_tenants,
                          label=record.label, created_at=record.created_at, key=key)
 

@@ -311,7 +311,9 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
                 kind = idx.joined.get("".join(window)) if n <= 3 else None
                 # a spoken filler never takes part in a typo: "could you like plot …" is not a "line plot"
                 # nor a one-letter word ("w tabeli" is Polish "in a table", not a typo of "tabeli")
-                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS or len(t) == 1 for t in window))):
+                # ... nor the bot a user addresses ("could the bot plot …" is not a misspelt "dot plot")
+                if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS or t in _ADDRESSEES or len(t) == 1
+                                                                   for t in window))):
                     kind = idx.fuzzy("".join(window), compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
@@ -384,6 +386,7 @@ def _painting(kind: str, tokens: list[str], matches: list[re.Match[str]], text: 
 
 
 _FILLERS = frozenset("like um uh er erm uhm so just kinda sorta".split())
+_ADDRESSEES = frozenset("bot bots assistant".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
@@ -392,7 +395,7 @@ _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any q
     me us""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
-_NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _REFUSAL_REACH
+_NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _ADDRESSEES | _REFUSAL_REACH
                    | _CONNECTORS | frozenset(lx.NEGATIONS) | frozenset(lx.CONTRASTS) | _TOPIC_PREP
                    | frozenset("you we they for per from with and or of to by".split()))
 
@@ -615,8 +618,8 @@ _RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that
 # would be fine, but this time I'd rather not have one", "a chart is nice, though I don't need one here").
 _PRONOUN_REFUSAL = re.compile(
     r"\b(?:(?:i'?d|i would|we'?d|we would) (?:rather|prefer) (?:not|you didn't|you did not)"
-    r"(?: (?:have|get|see|use|make|do|draw|build))?(?: (?:one|it|them|any|that))?|(?:i|we) (?:don't|dont|do not|won't|wont) (?:need|want|"
-    r"require) (?:one|it|them|any|that)|(?:don't|dont|do not) (?:bother|make one|give me one|draw one)|"
+    r"(?: (?:have|get|see|use|make|do|draw|build))?(?: (?:one|it|them|any|that))?|"
+    r"(?:i|we) (?:don't|dont|do not|won't|wont) (?:need|want|require) (?:one|it|them|any|that)|(?:don't|dont|do not) (?:bother|make one|give me one|draw one)|"
     r"(?:skip|drop|leave out) (?:it|them|that|the visuals?)|leave (?:it|them|that) out|(?:without|no need for) "
     r"(?:one|it|them)|not (?:this|that) time|"
     r"no (?:la|lo|las|los) (?:necesito|quiero|hagas|pongas)|(?:mejor|prefiero) sin (?:ella|el|ellas|ellos)|"
@@ -861,10 +864,13 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def unread_language(text: str) -> bool:
     """The request is in a language tier 1 has no lexicon for (its Polish, Turkish, Russian and Korean words are
-    a handful): a letter outside the nine languages' alphabets, or three words or more and none of them common."""
-    for word in _WORD.findall(text):  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
-        if len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word):
-            return True
+    a handful): two words with a letter outside the nine languages' alphabets, or three words or more and none of
+    them common in the nine (one such word is a name: "the paper with Łukasz Kaiser", but "Cho tôi bảng các bài báo"
+    has no common word either)."""
+    outside = sum(len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word)
+                  for word in _WORD.findall(text))  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
+    if outside >= 2:
+        return True
     if _HAN_KANA.search(text):
         return False
     # names ("ICLR", "ColBERT", "SIGIR") say nothing of the language; a capital opening the sentence does not make one
