@@ -153,3 +153,17 @@ def test_pidgin_and_no_language_labels_count_as_english():
     # py3langid's full model reads this English request as Nigerian Pidgin at 0.90
     assert reading("a slope chart: popularity ranks in September vs October") is None
     assert {"en", "pcm", "zxx"} <= ENGLISH_LIKE
+
+
+def test_the_judge_never_retries_with_fragments_of_the_request():
+    """An off-topic Czech request passed the gate on its retry: its ASCII-only topic keywords, "jak up ct sv kovou
+    na smetan", scored 0.80 with e5 against 0.77 for the request itself."""
+    intent = Intent(topic_keywords=("jak", "up", "ct", "sv", "kovou", "na", "smetan"))
+    p = plan_retrieval(intent, SearchRequest(query="Jak upéct svíčkovou na smetaně?"), Settings(), tenant=None,
+                       today=TODAY, embedder_id=MINILM, judge_id="multilingual-e5-small")
+    assert p.gate_judge == "multilingual" and p.reformulation is None
+    assert any(r.startswith("no reformulation:") for r in p.reasons)
+    kept = plan_retrieval(Intent(topic_keywords=("artículos", "sede")),
+                          SearchRequest(query="gráfico circular de artículos por sede"), Settings(), tenant=None,
+                          today=TODAY, embedder_id=MINILM, judge_id="multilingual-e5-small")
+    assert kept.reformulation == "artículos sede"  # the request's own words are still a retry

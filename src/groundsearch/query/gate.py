@@ -29,7 +29,7 @@ from .language import LANGUAGES
 
 __all__ = ["AGGREGATE_FORMATS", "CALIBRATED_THRESHOLDS", "MULTILINGUAL_THRESHOLD", "MULTILINGUAL_THRESHOLD_PAST_NINE",
            "GateCalibration", "GateOutcome", "best_cosine", "calibrate",
-           "gate_meta_key", "grounded_aggregate", "judge", "judge_legs", "judge_threshold", "parse_calibration", "threshold_for"]
+           "gate_meta_key", "grounded_aggregate", "judge", "judge_legs", "judge_threshold", "of_its_words", "parse_calibration", "threshold_for"]
 
 GateOutcome = GateVerdict  # the name the normalizer and older callers use
 
@@ -142,6 +142,13 @@ def judge_threshold(lang: str) -> float:
     """The multilingual judge's threshold for a request read as ``lang``: the one calibrated on the nine
     languages the intent step knows, else the one for the languages past them."""
     return MULTILINGUAL_THRESHOLD if lang in LANGUAGES else MULTILINGUAL_THRESHOLD_PAST_NINE
+
+
+def of_its_words(text: str, query: str) -> bool:
+    """True when every word of ``text`` is a word of ``query`` (case-folded): a retry the judge may score as
+    the request, not fragments of it."""
+    words = set(re.findall(r"\w+", query.casefold()))
+    return all(w in words for w in re.findall(r"\w+", text.casefold()))
 
 
 def best_cosine(hits: Sequence[EvidenceHit]) -> float | None:

@@ -19,7 +19,7 @@ from ..ingest.entities import extract_entities, normalize_entity
 from ..settings import RetrievalSettings, Settings
 from ..types import Fusion, GateJudge, Intent, Leg, MergeRule, Profile, RetrievalPattern, RetrievalPlan, Rewrite, SearchRequest
 from .filters import request_filter, validate_query
-from .gate import grounded_aggregate, judge_threshold, threshold_for
+from .gate import grounded_aggregate, judge_threshold, of_its_words, threshold_for
 from .language import unreadable
 from .rewrite import reformulate, sub_queries
 
@@ -335,6 +335,11 @@ def plan_retrieval(
             reasons.append(f"gate passed by grounding: a {intent.format} request over {grounded[0]}, which the "
                            f"request names ({grounded[1]!r}); the best cosine is not judged")
     retry = reformulate(intent, query) if gate > 0 else None
+    if retry is not None and judge == "multilingual" and not of_its_words(retry, query):
+        # the topic keywords are read ASCII-only: "svíčkovou" comes back as "sv kovou", and e5 scores such
+        # fragments higher than the request itself (an off-topic Czech request passed on its retry at 0.80)
+        reasons.append(f"no reformulation: {retry!r} is not made of the request's own words")
+        retry = None
     if gate > 0:
         reasons.append(f"gate judges the fused top {r.gate_depth} before paging; "
                        + (f"below it, retry once as {retry!r}" if retry else "below it, no reformulation to try"))

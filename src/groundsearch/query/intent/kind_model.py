@@ -35,7 +35,7 @@ import numpy as np
 from ...errors import ConfigError, EmbeddingFailed, ModelError
 from ...models.base import Embedder
 from ...types import ChartSubtype
-from .format_model import TRAINING_FILES, _softmax, fit_softmax, standardiser
+from .format_model import TRAINING_FILES, _softmax, blind_requests, fit_softmax, standardiser
 from .format_step import FormatDecision
 
 __all__ = ["BAR_SHAPED", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "training_files", "training_rows",
@@ -61,8 +61,9 @@ def _files() -> list[Any]:
 
 
 def training_rows() -> list[dict[str, Any]]:
-    """The chart rows of the training files and the prototypes with a kind the schema names, each request once."""
-    rows, seen = [], set()
+    """The chart rows of the training files and the prototypes with a kind the schema names, each request once,
+    less any request a blind split also holds (as the format classifier's rows)."""
+    rows, seen = [], set(blind_requests())
     for res in _files():
         for line in res.read_text("utf-8").splitlines():
             if not line.strip():
