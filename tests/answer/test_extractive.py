@@ -237,7 +237,7 @@ def test_rival_values_on_the_page_lower_the_confidence_in_the_best_one() -> None
     # a negatives-only page offers a different name in every snippet; an answering page agrees on one
     from types import SimpleNamespace
 
-    from groundsearch.answer.answerable import confident, vote_margin
+    from groundsearch.answer.answerable import confident, support, vote_margin
 
     def held(text: str, span: str, score: float = 1.0) -> SimpleNamespace:
         return SimpleNamespace(hit=None, text=text, spans=(span,), score=score, sim=0.6, cover=0.6)
@@ -251,8 +251,8 @@ def test_rival_values_on_the_page_lower_the_confidence_in_the_best_one() -> None
     assert vote_margin(agreeing, q) == 1.0
     assert vote_margin(scattered, q) < 0.2
     # the same relation words and page share: only the margin differs
-    assert confident(q, agreeing[:1], 0.4, vote_margin(agreeing, q))
-    assert not confident(q, scattered[:1], 0.4, vote_margin(scattered, q))
+    assert confident(support(q, agreeing[:1], 0.4, vote_margin(agreeing, q)))
+    assert not confident(support(q, scattered[:1], 0.4, vote_margin(scattered, q)))
 
 
 def test_an_unreadable_sentence_store_costs_time_not_the_answer() -> None:

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from groundsearch.errors import InvalidInput
-from groundsearch.evaluation.answers import CONDITIONS, contains_answer, load_cases, run_answer_eval
+from groundsearch.evaluation.answers import CONDITIONS, OPEN_CONDITIONS, contains_answer, load_cases, run_answer_eval
 from groundsearch.evaluation.datasets import load_beir
 from groundsearch.interfaces.cli import main
 from groundsearch.models.fake import HashEmbedder
@@ -86,6 +86,20 @@ def test_rgb_conditions_are_scored_per_split(rgb_dir: Path, tmp_path: Path) -> N
     counterfactual = report["conditions"]["counterfactual"]["all"]
     assert counterfactual["fake_stated"] == 0.0
     assert counterfactual["conflict_flagged"] == 1.0
+
+
+def test_an_open_set_is_also_run_with_each_questions_relevant_documents_removed(rgb_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    (rgb_dir / "doc_labels.tsv").unlink()  # an open set: qrels only, like MuSiQue
+    report = run_answer_eval(load_beir(rgb_dir), embedder=HashEmbedder(64), embedder_name="hash",
+                             cache_root=tmp_path / "cache")
+    assert tuple(report["conditions"]) == OPEN_CONDITIONS
+    assert report["conditions"]["open"]["all"]["prose_recall"] == 1.0
+    without = report["conditions"]["no_relevant"]["all"]
+    # the qrels documents are the only ones holding the gold strings: with them gone the prose cannot hold one
+    assert without["queries"] == 2 and without["prose_recall"] == 0.0
+    stated = report["conditions"]["open"]["all"]["answer_line_rate"] * 2
+    assert without["open_stated"] == round(stated)
 
 
 def test_cli_prints_one_json_object(rgb_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -72,6 +72,12 @@ _NOT_ANSWERS = re.compile(r"^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturda
 # Titles written capitalised before a name: the name after the last of them is the person
 _ROLE = re.compile(r"^(?:CEO|CFO|CTO|COO|President|Chairman|Chairwoman|Chair|Director|Founder|Co-founder|QB|Coach|"
                    r"Minister|Senator|Governor|Mayor|Judge|Prime|General|Commissioner|Chancellor)$")
+# People named by whom they belong to: the name before them says whose they are, not who acted
+_AFFILIATES = re.compile(r"\s+(?:employees?|staff(?:ers)?|executives?|engineers?|officials?|fans?|users?|workers?|"
+                         r"researchers?|spokes(?:person|man|woman)|insiders?|veterans?|alumni|customers?|"
+                         r"shareholders?|investors?)\b")
+# A capitalised word joined to lower-case parts is an adjective: "Oscar-winning", "Thirteen-year-old", "Paris-based"
+_HYPHEN_ADJECTIVE = re.compile(r"^[A-Z][\w'’]*(?:-[a-z]+)+$")
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:ian|ish|ese|ean|an|ic|i)$")
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|near|to|of)\s+$")
 _ORG_SUFFIX = re.compile(r"\b(?:Inc|Corp|Corporation|Company|Ltd|LLC|Group|University|Association|Party|Club|"
@@ -165,15 +171,17 @@ def date_keys(text: str) -> set[str]:
 
 def _names(sentence: str, ordinary: Collection[str] = ()) -> list[tuple[int, str]]:
     """Capitalised runs of ``sentence`` that name someone or something. ``ordinary``: words the page also
-    writes in lower case mid-sentence — one of them opening a sentence ("Settings come from …", "The
-    Championship will next be played …") is capitalised for its place, not for being a name."""
+    writes in lower case — one of them opening a sentence ("Settings come from …", "The Championship will
+    next be played …", "Voters chose …") is capitalised for its place, not for being a name."""
     out = []
     for m in _NAME.finditer(sentence):
         if m.group(0)[:1].islower() and not _CODE_NAME.search(m.group(0)):
             continue  # "state-of-the-art", "keyword.py", "mid-2020": joined words, not a model's name
+        if m.start() and sentence[m.start() - 1] in "#@":
+            continue  # "#NobelPrize", "@wojespn": a tag or a handle, not a name in the claim
         words = m.group(0).split()
-        while words and words[0].casefold() in _NOT_NAMES:  # "The Beatles" keeps its article only mid-name
-            words = words[1:]
+        while words and (words[0].casefold() in _NOT_NAMES or _HYPHEN_ADJECTIVE.match(words[0])):
+            words = words[1:]  # "The Beatles" keeps its article only mid-name; "Oscar-winning" describes
         roles = [i for i, w in enumerate(words) if _ROLE.match(w)]
         if roles and roles[-1] + 1 < len(words):  # "Alphabet and Google CEO Sundar Pichai": the person
             words = words[roles[-1] + 1:]
@@ -185,8 +193,13 @@ def _names(sentence: str, ordinary: Collection[str] = ()) -> list[tuple[int, str
             continue  # "the Austrian writer": an adjective, not the answer
         if start == 0 and len(words) == 1 and (words[0].casefold() in _STARTERS or re.search(r"(?:ed|ing|ly)$", words[0])):
             continue  # "Founded in 2015 ...", "Here is ...": how a sentence starts, not a name
-        if m.start() == 0 and len(words) == 1 and words[0].casefold() in ordinary:
+        if sentence[:start].strip().casefold() in ("", "the", "a", "an") and len(words) == 1 \
+                and words[0].casefold() in ordinary:  # "The Stage ..." opens the sentence as much as "Stage ..."
             continue
+        if len(words) == 1 and re.search(r"(?:^|\s)an?\s+$", sentence[:start], re.IGNORECASE) and re.match(r"\s+[a-z]", after):
+            continue  # "an Oscar winner", "a US firm": a name used to describe a noun, not the answer
+        if _AFFILIATES.match(after):
+            continue  # "two former Yahoo employees", "Apple engineers": whose people they are, not the actor
         out.append((start, " ".join(words)))
     return out
 

@@ -31,11 +31,12 @@ from ..types import EvidenceHit, Prose, Sentence
 from . import decompose, hops, relations
 from .asked_fields import field_answer, named_records, speaks_of
 from .answer_type import SPAN_TYPES, AnswerType, answer_spans, choices, expected_type
-from .answerable import best_span, canonical, confident, nested, only_a_year, vote_margin
+from .answerable import Support, best_span, canonical, confident, nested, only_a_year, stated, support, vote_margin
 from .sentence_vectors import SentenceVectors
 from .sentences import embed_text, quotable
 
-__all__ = ["ANSWER_PREFIX", "CONFLICT_PREFIX", "NO_ANSWER", "Candidate", "answer", "candidates", "follow_ups"]
+__all__ = ["ANSWER_PREFIX", "CONFLICT_PREFIX", "NO_ANSWER", "Candidate", "Line", "answer", "candidates", "follow_ups",
+           "line_decision"]
 
 ANSWER_PREFIX = "Answer: "
 NO_ANSWER = "No sentence in the matching sources answers this directly"
@@ -167,8 +168,11 @@ def _score(query: str, pool: list[Candidate], vectors: SentenceVectors | None, a
     weights = _weights(q_terms, pool)
     total = sum(weights.values()) or 1.0
     passages: dict[str, frozenset[str]] = {}
-    # words the page writes in lower case mid-sentence: capitalised at a sentence's start they are no name
-    ordinary = {w.casefold() for c in pool for w in _TOKENS.findall(c.text)[1:] if w[:1].islower()}
+    # words the page writes in lower case: capitalised at a sentence's start they are no name. Read from the
+    # passages whole, not only their quotable sentences: "voters" in a caption or a list still says the
+    # "Voters" opening a sentence is a common noun.
+    ordinary = {w.casefold() for text in dict.fromkeys(c.hit.chunk.text for c in pool)
+                for w in _TOKENS.findall(text) if w[:1].islower()}
     for c in pool:
         c.cover = sum(w for t, w in weights.items() if t in c.terms) / total
         if c.hit.id not in passages:  # the section's headings say what its sentences are about too
@@ -397,6 +401,62 @@ def follow_ups(query: str, hits: Sequence[EvidenceHit],
     return list({sub.text: sub for sub in decompose.subquestions(pool, query, reached)}.values())
 
 
+@dataclass(frozen=True, slots=True)
+class Line:
+    """The answer line's decision on a page with answer-bearing sentences: two sources disagreeing
+    (``clash``), or the best-backed span with its holders and the support model's features, and whether it
+    is stated. ``why``: "year" when a bare year was all the page gave for a date."""
+    span: str = ""
+    holders: tuple[Candidate, ...] = ()
+    support: Support | None = None
+    stated: bool = False
+    why: str = ""
+    clash: tuple[Candidate, str, Candidate, str] | None = None
+
+
+def _line(query: str, bearing: Sequence[Candidate], hits: Sequence[EvidenceHit], atype: AnswerType) -> Line:
+    clash = _conflict(bearing[:8])
+    if clash is not None:
+        return Line(clash=clash)
+    voters = bearing[:BEARING_VOTERS]
+    span, holders, _, share = best_span(voters, query, hits)
+    if only_a_year(span, query):
+        return Line(span=span, holders=tuple(holders), why="year")
+    # the page's items the question names by their whole title ("groundsearch"): its topic
+    asked = set(analyze(query))
+    names = {t for h in hits if (title := set(analyze(h.item.title))) and title <= asked for t in title}
+    backing = support(query, holders, share, vote_margin(voters, query), names)
+    return Line(span=span, holders=tuple(holders), support=backing,
+                stated=confident(backing) or stated(query, span, holders, names)
+                or (atype in LABELLED_TYPES and _labelled(holders, span, query)))
+
+
+def _off_record(query: str, hits: Sequence[EvidenceHit], bearing: Sequence[Candidate]) -> list[EvidenceHit]:
+    """The records the question names, best first, when no answer-bearing sentence is theirs or names them:
+    "How does HippoRAG use Personalized PageRank?" over sentences on PageRank that never name HippoRAG
+    answers another question. Empty otherwise."""
+    named = named_records(query, hits)
+    if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
+                         for _, h, names in named):
+        return [h for _, h, _ in sorted(named, key=lambda n: -n[0])]
+    return []
+
+
+def line_decision(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Line | None:
+    """The answer line's decision exactly as :func:`answer` takes it, or None when the page never reaches
+    it (no quotable or answer-bearing sentence, a second-hop question, an untyped question): what the
+    support model is fitted on (``evaluation.support_fit``)."""
+    pool = candidates(hits)
+    atype = expected_type(query)
+    if not pool or atype not in SPAN_TYPES or field_answer(query, hits) is not None:
+        return None
+    _score(query, pool, vectors, atype)
+    bearing = [c for c in pool if _answer_bearing(c, atype, set(_YEAR.findall(query)), hits)]
+    if not bearing or nested(query) or _off_record(query, hits, bearing):
+        return None
+    return _line(query, bearing, hits, atype)
+
+
 def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Prose:
     """The extractive answer to ``query`` from ``hits`` (the fused page, best first)."""
     pool = candidates(hits)
@@ -415,13 +475,10 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
     _score(query, pool, vectors, atype)
     years = set(_YEAR.findall(query))
     bearing = [c for c in pool if _answer_bearing(c, atype, years, hits)]
-    named = named_records(query, hits)
-    if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
-                         for _, h, names in named):
-        # "How does HippoRAG use Personalized PageRank?": sentences on PageRank that never name the record
-        # the question is about answer another question; say so and list the records it names first
-        first = [h for _, h, _ in sorted(named, key=lambda n: -n[0])]
-        return Prose(sentences=(no_answer([*first, *(h for h in hits if h not in first)]),), mode="extractive")
+    first_named = _off_record(query, hits, bearing)
+    if first_named:  # say so, and list the records the question names first
+        return Prose(sentences=(no_answer([*first_named, *(h for h in hits if h not in first_named)]),),
+                     mode="extractive")
     if not bearing or nested(query):
         # a second-hop question: the spans on the page are bridge candidates, neither its answer nor a
         # disagreement about it; the first and second hop's sentences are quoted instead (_chain)
@@ -430,26 +487,20 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
     opening: list[Sentence] = []
     first: list[Candidate] = []
     if typed:
-        clash = _conflict(bearing[:8])
-        if clash is not None:
-            a, span_a, b, span_b = clash
+        line = _line(query, bearing, hits, atype)
+        if line.clash is not None:
+            a, span_a, b, span_b = line.clash
             opening.append(Sentence(text=f"{CONFLICT_PREFIX} on this: one says {span_a}, another {span_b}.",
                                     citations=(a.hit.id, b.hit.id)))
             first = [a, b]
+        elif line.why == "year":
+            return _unanswered(pool, hits, query, f" (they give the year, {line.span}, not the date)", vectors)
+        elif not line.stated:
+            return _unanswered(pool, hits, query, vectors=vectors)
         else:
-            voters = bearing[:BEARING_VOTERS]
-            span, holders, _, share = best_span(voters, query, hits)
-            if only_a_year(span, query):
-                return _unanswered(pool, hits, query, f" (they give the year, {span}, not the date)", vectors)
-            # the page's items the question names by their whole title ("groundsearch"): its topic
-            asked = set(analyze(query))
-            names = {t for h in hits if (title := set(analyze(h.item.title))) and title <= asked for t in title}
-            if not confident(query, holders, share, vote_margin(voters, query), names, span) and not (
-                    atype in LABELLED_TYPES and _labelled(holders, span, query)):
-                return _unanswered(pool, hits, query, vectors=vectors)
-            opening.append(Sentence(text=f"{ANSWER_PREFIX}{span}.",
-                                    citations=tuple(dict.fromkeys(c.hit.id for c in holders[:2]))))
-            first = holders[:1]
+            opening.append(Sentence(text=f"{ANSWER_PREFIX}{line.span}.",
+                                    citations=tuple(dict.fromkeys(c.hit.id for c in line.holders[:2]))))
+            first = list(line.holders[:1])
     elif atype == "choice":
         # a comparison is answered only when both compared names are covered: the best sentence for each first
         for name in choices(query):

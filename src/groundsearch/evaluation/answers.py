@@ -14,7 +14,12 @@ A set with ``doc_labels.tsv`` (RGB: ``positive``, ``positive_wrong``, ``negative
 run in the three RGB conditions by restricting each search to that question's snippets with an ``_id``
 filter: ``positive`` (answerable: recall, false abstention, false conflicts), ``negative`` (only
 snippets that hold no answer: abstention) and ``counterfactual`` (``positive`` beside ``positive_wrong``:
-the conflict must be flagged). Any other set is run ``open``: the whole corpus is searched.
+the conflict must be flagged). Any other set is run ``open`` (the whole corpus is searched: every question is
+answerable, so abstaining is false abstention) and ``no_relevant``, a negatives-only condition built from the
+qrels (protocol: ``data/musique_abstain.txt``): the question's own open page of ``NEGATIVES_POOL`` results,
+minus its relevant documents, is all it may see, so the answer must say it found none. Beside its abstention
+it reports ``abstention_where_open_stated``: among the questions whose open answer states a line, the share
+that abstains once the relevant documents are gone (the questions whose abstention the check can test).
 
 Latency is wall-clock per search; the plain retrieval of the same request is timed beside it, interleaved
 query by query, so the ratio is measured under the same load. Figures are reported for all questions and
@@ -40,17 +45,19 @@ from .datasets import QUERIES_FILE, BeirDataset
 from .metrics import percentile
 from .runner import Progress, open_eval_engine
 
-__all__ = ["AnswerCase", "AnswerScores", "CONDITIONS", "abstained", "answer_line", "contains_answer",
+__all__ = ["AnswerCase", "AnswerScores", "CONDITIONS", "OPEN_CONDITIONS", "abstained", "answer_line", "contains_answer",
            "conflict_flagged", "load_cases", "run_answer_eval", "score_case"]
 
 DOC_LABELS_FILE = "doc_labels.tsv"
 HELDOUT_FILE = "answers_heldout.json"
 OPEN_LIMIT = 20  # evidence the user sees on an open search: the answer draws on the same page
+NEGATIVES_POOL = 50  # the open page the negatives-only condition draws from (the _id filter's limit too)
 CONDITIONS: Mapping[str, tuple[str, ...]] = {
     "positive": ("positive",),
     "negative": ("negative",),
     "counterfactual": ("positive", "positive_wrong"),
 }
+OPEN_CONDITIONS = ("open", "no_relevant")  # a set without doc labels (see the module docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +219,12 @@ def score_case(case: AnswerCase, response: SearchResponse, relevant: set[str], a
 
 
 def doc_id_of_out(result: Any) -> str:
-    value = result.fields.get("_id")
-    return str(value) if value is not None else result.item_id.split(":", 1)[-1]
+    return _doc_id(result.fields, result.item_id)
+
+
+def _doc_id(fields: Mapping[str, Any], item_id: str) -> str:
+    value = fields.get("_id")
+    return str(value) if value is not None else item_id.split(":", 1)[-1]
 
 
 def aggregate(results: Sequence[CaseResult]) -> AnswerScores:
@@ -254,6 +265,22 @@ def _requests(cases: Mapping[str, AnswerCase], labels: Mapping[str, Mapping[str,
         ids = [d for kind in CONDITIONS[condition] for d in labels.get(q, {}).get(kind, ())]
         if ids:  # a question without snippets of this kind says nothing about the condition
             out[q] = SearchRequest(query=c.text, limit=min(len(ids), 50), filters={"_id": ids[:50]})
+    return out
+
+
+def _without_relevant(engine: Any, cases: Mapping[str, AnswerCase],
+                      qrels: Mapping[str, Mapping[str, int]]) -> dict[str, SearchRequest]:
+    """The negatives-only requests of an open set: each question restricted to its own open page of
+    ``NEGATIVES_POOL`` results minus the documents its qrels call relevant — hard negatives, on the topic
+    and chosen by the retriever, as RGB's negatives are by a search engine."""
+    out = {}
+    for q, c in cases.items():
+        relevant = {d for d, g in qrels.get(q, {}).items() if g > 0}
+        evidence = plain_retrieval(engine, SearchRequest(query=c.text, limit=NEGATIVES_POOL))
+        docs = dict.fromkeys(_doc_id(h.item.fields, h.item.id) for h in evidence.hits)
+        ids = [d for d in docs if d not in relevant][:NEGATIVES_POOL]
+        if ids:
+            out[q] = SearchRequest(query=c.text, limit=OPEN_LIMIT, filters={"_id": ids})
     return out
 
 
@@ -331,15 +358,28 @@ def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embe
     out: dict[str, Any] = {"dataset": data.name, "queries": len(cases), "embedder": engine.embedder.model_id,
                            "split": split, "llm": getattr(engine.llm, "name", None),
                            "heldout_queries": len(heldout & set(cases)), "conditions": {}}
+    stated: set[str] = set()  # questions whose open answer states a line
     try:
-        for condition in (("open",) if labels is None else tuple(CONDITIONS)):
-            requests = _requests(cases, labels, condition)
+        for condition in (OPEN_CONDITIONS if labels is None else tuple(CONDITIONS)):
+            if condition == "no_relevant":
+                requests = _without_relevant(engine, cases, data.qrels)
+            else:
+                requests = _requests(cases, labels, condition)
             report(condition, 0, len(requests))
             results = run_condition(engine, cases, requests, data.qrels,
                                     lambda n, c=condition, t=len(requests): report(c, n, t), judge)
+            if condition == "open":
+                stated = {r.qid for r in results if r.has_line}
             splits = {"all": results, "tune": [r for r in results if r.qid not in heldout],
                       "heldout": [r for r in results if r.qid in heldout]}
             out["conditions"][condition] = {name: aggregate(rs).as_json() for name, rs in splits.items() if rs}
+            if condition == "no_relevant":
+                for name, rs in splits.items():
+                    tested = [r for r in rs if r.qid in stated]
+                    if rs:
+                        out["conditions"][condition][name]["open_stated"] = len(tested)
+                        out["conditions"][condition][name]["abstention_where_open_stated"] = (
+                            round(sum(r.abstained for r in tested) / len(tested), 4) if tested else None)
     finally:
         engine.close()
     return out
