@@ -155,6 +155,14 @@ def test_keywords_drop_cue_words_and_are_bounded():
     assert len(long.topic_keywords) <= 8
 
 
+def test_keywords_keep_accented_and_non_latin_words_whole():
+    """An ASCII-only word class cut "svíčkovou" into "sv" + "kovou"; retries and graph seeds searched those."""
+    words = rules("Udělej přehled článků o svíčkovou a Größe der Modelle").intent.topic_keywords
+    assert {"článků", "svíčkovou", "größe"} <= set(words)
+    assert not {"sv", "kovou", "gr", "e"} & set(words)
+    assert "поиск" in rules("поиск по векторам").intent.topic_keywords
+
+
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("text", ["a vs " * 400, "how " + "x " * 995, "compare " + "a and " * 330, "(" * 2000])
 def test_long_adversarial_queries_finish(text):

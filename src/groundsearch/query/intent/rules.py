@@ -134,7 +134,9 @@ _STOP = frozenset(
     months year years week weeks day days quarter this over time between vs versus compare comparison most top
     one two three six ten into using s t let's whats what's per""".split()
 )
-_WORD = _rx(r"[a-z0-9][a-z0-9.+#-]*")
+# Any script's letters and digits: an ASCII-only class cut "svíčkovou" into "sv" + "kovou", and every retry
+# or graph seed built from the keywords of an accented request searched for those fragments.
+_WORD = _rx(r"[^\W_][\w.+#-]*")
 
 
 @dataclass(frozen=True, slots=True)
