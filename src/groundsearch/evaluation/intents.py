@@ -172,7 +172,7 @@ def _bucket(p: float) -> str:
 def reliability(rows: list[dict[str, Any]], step: FormatStep, *, llm_tier: Any = None) -> dict[str, Any]:
     """Per split, per format tier on its own: {bucket: {n, mean_confidence, accuracy}}, plus tier-1 latency."""
     cal = step.calibration
-    model = step._model()
+    model = step.classifier.get()
     table: dict[str, dict[str, dict[str, list[tuple[float, bool]]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     tier1_ms, no_tier2_ms = [], []
     for row in rows:

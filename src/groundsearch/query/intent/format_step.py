@@ -17,15 +17,39 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ...errors import ConfigError, EmbeddingFailed, ModelError
 from ...types import ChartSubtype, Format, Intent
 from .directives import Directive, kind_from_text
 from .format_model import Calibration, FormatClassifier, load_calibration
 
-__all__ = ["FormatDecision", "FormatStep"]
+__all__ = ["FormatDecision", "FormatStep", "LazyModel"]
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M")
+
+
+class LazyModel(Generic[M]):
+    """A model built on first use, once, under a lock; a failed build is remembered (``failed``) and not retried."""
+
+    def __init__(self, factory: Callable[[], M] | None, what: str) -> None:
+        self.factory = factory
+        self.failed: str | None = None
+        self._what = what
+        self._model: M | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> M | None:
+        with self._lock:
+            if self._model is None and self.failed is None and self.factory is not None:
+                try:
+                    self._model = self.factory()
+                except (ModelError, ConfigError) as exc:
+                    self.failed = exc.message
+                    log.warning("%s unavailable: %s", self._what, exc.message)
+            return self._model
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,20 +66,7 @@ class FormatStep:
 
     def __init__(self, classifier: Callable[[], FormatClassifier] | None, calibration: Calibration | None = None):
         self.calibration = calibration or load_calibration()
-        self._factory = classifier
-        self._classifier: FormatClassifier | None = None
-        self._failed: str | None = None
-        self._lock = threading.Lock()
-
-    def _model(self) -> FormatClassifier | None:
-        with self._lock:
-            if self._classifier is None and self._failed is None and self._factory is not None:
-                try:
-                    self._classifier = self._factory()
-                except (ModelError, ConfigError) as exc:
-                    self._failed = exc.message
-                    log.warning("format classifier unavailable: %s", exc.message)
-            return self._classifier
+        self.classifier: LazyModel[FormatClassifier] = LazyModel(classifier, "format classifier")
 
     def decide(self, query: str, directive: Directive, llm: Intent | None = None) -> tuple[FormatDecision, list[str]]:
         cal = self.calibration
@@ -68,9 +79,9 @@ class FormatStep:
             return self._second_opinion(query, directive, rules, threshold), []
         degraded: list[str] = []
         fmt, tier, conf = directive.format, "fallback", cal.rules_confidence(directive.evidence)
-        model = self._model()
+        model = self.classifier.get()
         if model is None:
-            degraded.append(f"format classifier unavailable ({self._failed or 'not configured'}); "
+            degraded.append(f"format classifier unavailable ({self.classifier.failed or 'not configured'}); "
                             "tier-1 reading used below its confidence gate")
         else:
             try:
@@ -95,7 +106,7 @@ class FormatStep:
                         threshold: float) -> FormatDecision:
         """A sure tier 1 in a case whose blind precision fell short: a classifier that disagrees over every
         format with probability ``threshold`` or more decides (a wish the lexicon missed, a topic it took for one)."""
-        model = self._model()
+        model = self.classifier.get()
         if model is None:
             return rules
         try:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -32,16 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ConfigError, EmbeddingFailed, ModelError
+from ...errors import ConfigError, EmbeddingFailed
 from ...models.base import Embedder
 from ...types import ChartSubtype
 from .format_model import TRAINING_FILES, _softmax, blind_requests, fit_softmax, standardiser
-from .format_step import FormatDecision
+from .format_step import FormatDecision, LazyModel
 
 __all__ = ["BAR_SHAPED", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "training_files", "training_rows",
            "training_sha256"]
 
-log = logging.getLogger(__name__)
 _PKG = "groundsearch.query.intent"
 # Kinds drawn as bars: what a request that names plain bars may still turn out to want.
 BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tornado", "waterfall", "gantt",
@@ -166,33 +164,20 @@ class KindStep:
     """Thread-safe; the classifier loads on the first chart whose kind the lexicon did not name."""
 
     def __init__(self, classifier: Callable[[], KindClassifier] | None) -> None:
-        self._factory = classifier
-        self._classifier: KindClassifier | None = None
-        self._failed: str | None = None
-        self._lock = threading.Lock()
-
-    def _model(self) -> KindClassifier | None:
-        with self._lock:
-            if self._classifier is None and self._failed is None and self._factory is not None:
-                try:
-                    self._classifier = self._factory()
-                except (ModelError, ConfigError) as exc:
-                    self._failed = exc.message
-                    log.warning("chart-kind classifier unavailable: %s", exc.message)
-            return self._classifier
+        self._lazy: LazyModel[KindClassifier] = LazyModel(classifier, "chart-kind classifier")
 
     def asked(self, decision: FormatDecision) -> bool:
         """Whether :meth:`refine` consults the classifier for this decision."""
-        return self._factory is not None and among(decision) is not None
+        return self._lazy.factory is not None and among(decision) is not None
 
     def refine(self, query: str, decision: FormatDecision) -> tuple[FormatDecision, list[str]]:
         """The decision with the classifier's kind where the lexicon named none (or only plain bars)."""
         allowed = among(decision)
-        if allowed is None or self._factory is None:
+        if allowed is None or self._lazy.factory is None:
             return decision, []  # no factory: built without a classifier, the lexicon's kind stands
-        model = self._model()
+        model = self._lazy.get()
         if model is None:
-            return decision, [f"chart-kind classifier unavailable ({self._failed or 'not configured'}); "
+            return decision, [f"chart-kind classifier unavailable ({self._lazy.failed or 'not configured'}); "
                               "the lexicon's house convention used"]
         try:
             kind, _ = model.predict(query, allowed)
