@@ -76,7 +76,7 @@ def main() -> None:
     if args.llm_url:
         llm = OpenAICompatLLM(args.llm_url, "local", timeout_s=120)
         tier = LLMTier([llm], DEFAULT_DOMAINS, load_prompt("intent", "v1"))
-        model = with2.format_step._model()
+        model = with2.format_step.classifier.get()
         for split in ("dev", "heldout"):
             part = [r for r in rows if r["split"] == split]
             abstain = [r for r in part if not read_directive(r["query"]).sure]
