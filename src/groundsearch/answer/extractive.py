@@ -434,7 +434,10 @@ def _line(query: str, bearing: Sequence[Candidate], hits: Sequence[EvidenceHit],
 def _off_record(query: str, hits: Sequence[EvidenceHit], bearing: Sequence[Candidate]) -> list[EvidenceHit]:
     """The records the question names, best first, when no answer-bearing sentence is theirs or names them:
     "How does HippoRAG use Personalized PageRank?" over sentences on PageRank that never name HippoRAG
-    answers another question. Empty otherwise."""
+    answers another question. Empty otherwise, and for a second-hop question: "the spouse of the Green
+    performer" names its first hop's record, and the sentences that answer it are about the bridge."""
+    if nested(query):
+        return []
     named = named_records(query, hits)
     if named and not any(c.hit.item.id == h.item.id or speaks_of(c.text, names) for c in bearing
                          for _, h, names in named):
