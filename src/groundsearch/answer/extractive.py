@@ -445,6 +445,15 @@ def _off_record(query: str, hits: Sequence[EvidenceHit], bearing: Sequence[Candi
     return []
 
 
+def _bearing(query: str, pool: list[Candidate], hits: Sequence[EvidenceHit], vectors: SentenceVectors | None,
+             atype: AnswerType) -> list[Candidate]:
+    """Score the pool for the question and keep its answer-bearing sentences, in pool order (both the answer and
+    :func:`line_decision` start here)."""
+    _score(query, pool, vectors, atype)
+    years = set(_YEAR.findall(query))
+    return [c for c in pool if _answer_bearing(c, atype, years, hits)]
+
+
 def line_decision(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | None = None) -> Line | None:
     """The answer line's decision exactly as :func:`answer` takes it, or None when the page never reaches
     it (no quotable or answer-bearing sentence, a second-hop question, an untyped question): what the
@@ -453,8 +462,7 @@ def line_decision(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVect
     atype = expected_type(query)
     if not pool or atype not in SPAN_TYPES or field_answer(query, hits) is not None:
         return None
-    _score(query, pool, vectors, atype)
-    bearing = [c for c in pool if _answer_bearing(c, atype, set(_YEAR.findall(query)), hits)]
+    bearing = _bearing(query, pool, hits, vectors, atype)
     if not bearing or nested(query) or _off_record(query, hits, bearing):
         return None
     return _line(query, bearing, hits, atype)
@@ -475,9 +483,7 @@ def answer(query: str, hits: Sequence[EvidenceHit], vectors: SentenceVectors | N
     if not pool:
         return Prose(sentences=(no_answer(hits),), mode="extractive")
     atype = expected_type(query)
-    _score(query, pool, vectors, atype)
-    years = set(_YEAR.findall(query))
-    bearing = [c for c in pool if _answer_bearing(c, atype, years, hits)]
+    bearing = _bearing(query, pool, hits, vectors, atype)
     first_named = _off_record(query, hits, bearing)
     if first_named:  # say so, and list the records the question names first
         return Prose(sentences=(no_answer([*first_named, *(h for h in hits if h not in first_named)]),),
