@@ -13,7 +13,9 @@ tenant. docs/security.md states the whole model.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import hashlib
 import hmac
 import json
@@ -23,6 +25,7 @@ import tempfile
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Literal
 
 from ...errors import ConfigError, Forbidden, InvalidInput, NotFound, Unauthenticated
@@ -119,12 +122,21 @@ def _hash(secret: str) -> str:
 
 
 class KeyStore:
-    """The keys file (JSON), re-read when it changes on disk so ``groundsearch keys create`` takes effect live."""
+    """The keys file (JSON), re-read when it changes on disk so ``groundsearch keys create`` takes effect live.
+
+    Several processes write one file — the server (``POST``/``DELETE /api/keys``), a second ``serve`` worker, the
+    CLI — so a write is a read-modify-write under an exclusive ``flock`` on ``<file>.lock`` that re-reads the file
+    first, and each write leaves an mtime past the one it replaced. Readers re-read when the file's (mtime, inode,
+    size) moved. With a thread lock and an mtime check only, a tenant admin minting keys over HTTP rewrote the file
+    from the copy it had read just before the operator's ``keys revoke``, writing the revoked key back; and two
+    writes in one tick of the file system's clock left the same mtime, so a process kept accepting a revoked key
+    (tests/security/test_key_revoke_race.py).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._mtime: float | None = None
+        self._seen: tuple[int, int, int] | None = None  # (mtime_ns, inode, size) of the file last read
         self._records: dict[str, KeyRecord] = {}
 
     # ---- reading --------------------------------------------------------------------------------
@@ -134,20 +146,21 @@ class KeyStore:
             self._reload()
             return list(self._records.values())
 
-    def _reload(self) -> None:
+    def _reload(self, *, force: bool = False) -> None:
         try:
-            mtime = self.path.stat().st_mtime_ns
+            st = self.path.stat()
         except FileNotFoundError:
-            self._records, self._mtime = {}, None
+            self._records, self._seen = {}, None
             return
-        if mtime == self._mtime:
+        seen = (st.st_mtime_ns, st.st_ino, st.st_size)
+        if seen == self._seen and not force:
             return
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
             records = {r["id"]: KeyRecord(**r) for r in raw.get("keys", [])}
         except (ValueError, TypeError, KeyError) as exc:
             raise ConfigError(f"API keys file {self.path} is not valid: {exc}; fix or delete it") from exc
-        self._records, self._mtime = records, mtime
+        self._records, self._seen = records, seen
 
     def authenticate(self, presented: str | None) -> Principal:
         if not presented:
@@ -187,25 +200,38 @@ class KeyStore:
         record = KeyRecord(id=key_id, role=role, tenant=tenant, sha256=_hash(secret),  # type: ignore[arg-type]
                            created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), label=label,
                            all_tenants=all_tenants)
-        with self._lock:
-            self._reload()
+        with self._writing():
             self._write({**self._records, key_id: record})
         return record, f"{_PREFIX}_{key_id}_{secret}"
 
     def revoke(self, key_id: str) -> None:
-        with self._lock:
-            self._reload()
+        with self._writing():
             if key_id not in self._records:
                 raise NotFound(f"no API key with id {key_id!r}", details={"id": key_id})
             self._write({k: v for k, v in self._records.items() if k != key_id})
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """This process's lock and every process's ``flock``, with the file re-read under them: a change is made
+        to what the file holds now, never to this process's copy of it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                self._reload(force=True)
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
     def _write(self, records: dict[str, KeyRecord]) -> None:
         """Atomic replace, owner-only permissions: the file holds hashes, but they still identify keys."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".api-keys.")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump({"keys": [asdict(r) for r in records.values()]}, fh, indent=2)
         os.chmod(tmp, 0o600)
+        if self._seen is not None and os.stat(tmp).st_mtime_ns <= self._seen[0]:
+            # the file system's clock has not moved past the file this replaces (one tick is 1-10 ms): step past it,
+            # so every reader's cached mtime differs from the new file's
+            os.utime(tmp, ns=(self._seen[0] + 1, self._seen[0] + 1))
         os.replace(tmp, self.path)
-        self._mtime = None
-        self._reload()
+        self._reload(force=True)
