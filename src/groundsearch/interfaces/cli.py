@@ -801,13 +801,20 @@ def keys_list(ctx: click.Context) -> None:
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
     """Revoke a key by id; requests using it fail with 401 from then on, and its feedback marks are deleted
     (they stop counting in its tenant's ranking)."""
+    from .api.auth import marks_left
+
     store = _key_store(ctx)
     record = store.get(key_id)
     store.revoke(key_id)
     marks = 0
     if record is not None and not record.all_tenants:  # operators share owner '': their marks are no key's
-        with _existing_telemetry(settings_from(ctx)) as telemetry:
-            marks = telemetry.delete_owner_feedback(record.tenant, key_id) if telemetry is not None else 0
+        try:
+            with _existing_telemetry(settings_from(ctx)) as telemetry:
+                marks = telemetry.delete_owner_feedback(record.tenant, key_id) if telemetry is not None else 0
+        except Exception as exc:  # the revoke is done: "error: the database is damaged" would say it failed
+            err.print(f"revoked {key_id}; warning: {marks_left(key_id, record.tenant, str(exc) or type(exc).__name__)}",
+                      highlight=False)
+            sys.exit(1)
     err.print(f"revoked {key_id}" + (f" and deleted its {marks} feedback mark(s)" if marks else ""), highlight=False)
 
 

@@ -33,7 +33,7 @@ from ...settings import Settings
 from ...scope import ALL_TENANTS_SCOPE
 from ...types import SearchFilter, Status
 
-__all__ = ["KeyRecord", "KeyStore", "Principal", "Role", "LOCAL_PRINCIPAL", "keys_path"]
+__all__ = ["KeyRecord", "KeyStore", "Principal", "Role", "LOCAL_PRINCIPAL", "keys_path", "marks_left"]
 
 Role = Literal["viewer", "editor", "admin"]
 ROLES: tuple[Role, ...] = ("viewer", "editor", "admin")
@@ -115,6 +115,14 @@ class KeyRecord:
 
 def keys_path(settings: Settings) -> Path:
     return settings.api.keys_file or settings.data_dir / "api-keys.json"
+
+
+def marks_left(key_id: str, tenant: str, reason: str) -> str:
+    """What a revoke that could not delete the key's feedback marks says. The revoke itself stands: trouble in the
+    telemetry store must never keep a leaked key alive, and the purge takes the marks of keys that no longer
+    exist, so nothing is lost by doing it later."""
+    return (f"key {key_id} is revoked, but its feedback marks could not be deleted ({reason}); they still count "
+            f"in tenant {tenant!r}'s ranking until `groundsearch keys purge-conversations --yes` deletes them")
 
 
 def _hash(secret: str) -> str:

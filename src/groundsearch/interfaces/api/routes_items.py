@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 
 from ...errors import IngestError, InvalidInput, NotFound
 from ...types import Item, SearchFilter
-from .auth import Principal
+from .auth import Principal, marks_left
 from .deps import requires, state
 from .routes_jobs import JobOut, new_job, run_upload
 from .models import (
@@ -42,6 +44,7 @@ from .models import (
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api")
+log = logging.getLogger("groundsearch.api")
 
 UPLOAD_MAX_BYTES = 32 * 1024 * 1024  # a large PDF; anything bigger belongs in `groundsearch ingest`
 MAX_NAME_CHARS = 255  # what common file systems allow for one name
@@ -207,14 +210,31 @@ def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(req
                          label=record.label, created_at=record.created_at, key=key)
 
 
-@router.delete("/keys/{key_id}", status_code=204, tags=["keys"])
-def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> None:
+class RevokedOut(BaseModel):
+    id: str
+    revoked: bool
+    feedback_marks_deleted: bool
+    message: str
+
+
+@router.delete("/keys/{key_id}", status_code=204, tags=["keys"], responses={200: {
+    "model": RevokedOut, "description": "revoked, but its feedback marks could not be deleted (the message says "
+                                        "why and what deletes them later)"}})
+def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> Response:
     """Revoke a key this admin manages, and delete its feedback marks (they stop counting in the ranking);
-    another tenant's key is not found (ids do not leak)."""
+    another tenant's key is not found (ids do not leak). The revoke never waits on the marks: when they cannot
+    be deleted, the answer is 200 with a message instead of 204."""
     keys = _keys(request)
     record = keys.get(key_id)
     if record is None or not who.may_manage(record):
         raise NotFound(f"no API key with id {key_id!r}", details={"id": key_id})
     keys.revoke(key_id)
     if not record.all_tenants:  # operators share owner '' (Principal.owner): their marks are no one key's
-        state(request).engine.forget_feedback_owner(record.tenant, record.id)
+        try:
+            state(request).engine.forget_feedback_owner(record.tenant, record.id)
+        except Exception as exc:  # the revoke is done: a 500 would tell the admin it failed
+            log.warning("revoked key %s; deleting its feedback marks failed", record.id, exc_info=True)
+            message = marks_left(record.id, record.tenant, type(exc).__name__)  # internals stay in the log
+            out = RevokedOut(id=record.id, revoked=True, feedback_marks_deleted=False, message=message)
+            return JSONResponse(out.model_dump(), status_code=200)
+    return Response(status_code=204)
