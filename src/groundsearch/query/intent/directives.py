@@ -30,7 +30,7 @@ __all__ = ["Directive", "Term", "fold", "kind_from_text", "read_directive", "sub
 _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńňòóôõöøōŏőùúûüūŭůűųýÿźżžśšşřľłţťğ-_/"
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
 _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
+_TOKEN = re.compile(r"[a-z0-9ß]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
 # Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
 # Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff"
@@ -42,7 +42,7 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
 _ARTICLES = frozenset(
-    "a an the some my this that these un una une un uno unos unas le la les el los das der die ein eine einer "
+    "a an the some my this that these un una une un uno unos unas le la les el los las das der die ein eine einer "
     "einem einen um uma o os il lo gli een het de any nice simple quick small big clear proper".split()
 )
 # Prepositions that put a format word to use: "as a table", "en forma de tabla", "als Tabelle", "numa tabela".
@@ -56,7 +56,7 @@ _DIRECTIVE_VERBS = frozenset(
     could would please pls let muestrame muestra muestren haz hazme pon dame crea genera dibuja quiero mets
     montre montrez fais donne cree dessine affiche veux zeig zeige zeigen mach erstelle gib stelle zeichne
     mostre mostra mostrar coloque faca crie gere quero mostrami metti fai dammi disegna voglio zet toon maak
-    geef laat wil""".split()
+    geef laat wil faz fazer monta monte cria bitte alsjeblieft svp favor favore""".split()
 ) | frozenset(
     # a request asked as a question of ability, as English "can you" / "could you" (the words are already above):
     # "kannst du mir die Paper tabellarisch aufbereiten?", "¿puedes hacer una tabla…?", "pourrais-tu…"
@@ -295,7 +295,7 @@ def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
     return tuple(tokens[i:i + len(phrase)]) == phrase
 
 
-def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
+def _latin_terms(text: str, folded: str, idx: _Index, foreign: bool = False) -> list[Term]:
     matches = list(_TOKEN.finditer(folded))
     tokens = [m.group() for m in matches]
     hits: list[tuple[int, int, str]] = []  # (start token, end token, kind)
@@ -320,8 +320,10 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
                 break
         if found and found[2] == "chart":
             found = _kind_after(tokens, found)
-        if found and found[2] == "chart":
+        if found and found[2] == "chart" and not foreign:
             # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
+            # (a rule of the nine languages' word order: in another, the word before is a verb or a negation,
+            # "jangan pakai diagram", "inget diagram")
             floor = hits[-1][1] if hits else 0
             said = [text[m.start():m.end()] for m in matches]
             named = kinds.open_kind_start(tokens, said, found[0], found[1], floor, _NOT_KIND_WORDS)
@@ -348,9 +350,14 @@ def _latin_terms(text: str, folded: str, idx: _Index) -> list[Term]:
         if kind == "mention" or _names_group(tokens, end) or _painting(kind, tokens, matches, text, folded, end):
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
+        if foreign:
+            # tier 1 cannot tell a wish from a refusal in a language it has no grammar for: a candidate
+            out.append(Term(kind, words, "bare", matches[start].start()))
+            continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
+        after_refusal = any(t.frame == "refused" for t in out)
         out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx,
-                                            capability, portuguese),
+                                            capability, portuguese, after_refusal),
                         matches[start].start()))
     return out
 
@@ -390,6 +397,7 @@ _ADDRESSEES = frozenset("bot bots assistant".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
+    more noch ne
     voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
     get have see it to making creating drawing doing building hace falta precisa precisamos besoin
     me us""".split())
@@ -478,24 +486,69 @@ def _refused_after(tokens: list[str], end: int) -> bool:
     return bool(window) and bool(_REFUSED_AFTER.match(" ".join(window)))
 
 
+# "why not a table?", "¿por qué no una tabla?", "pourquoi pas un tableau ?": a suggestion, not a refusal.
+_WHY = frozenset("why warum wieso pourquoi perche porque porqu waarom".split())
+
+
+def _negation_ends(tokens: list[str], k: int, clause_start: int, idx: _Index) -> bool:
+    """A negation of the lexicon ends at token ``k``, inside the clause, and is not a why-not suggestion."""
+    for n in idx.negations_ending.get(tokens[k], ()):
+        first = k - len(n) + 1
+        if first >= clause_start and _starts(tokens, first, n):
+            if len(n) == 1 and first > clause_start and (tokens[first - 1] in _WHY or tokens[first - 2:first] == [
+                    "por", "que"]):
+                return False
+            # a negated refusal asks: "don't forget to put it in a table", "not without a chart", "never skip"
+            return not (n[0] not in _NEG_WORDS and first > clause_start and tokens[first - 1] in _NEG_WORDS)
+    return False
+
+
 def _negated_verb(tokens: list[str], j: int, clause_start: int, idx: _Index) -> bool:
     """The verb at ``j`` is negated: a negation ends right before it, past at most three lead words."""
     k = j - 1
     while k >= clause_start and k > j - 4 and tokens[k] in _NEGATION_LEAD and tokens[k] not in _NEG_WORDS:
         k -= 1
-    return k >= clause_start and (tokens[k] in _NEG_WORDS or any(
-        _starts(tokens, k - len(n) + 1, n) for n in idx.negations_ending.get(tokens[k], ())
-        if k - len(n) + 1 >= clause_start))
+    return k >= clause_start and (tokens[k] in _NEG_WORDS and not (k > clause_start and tokens[k - 1] in _WHY)
+                                  or _negation_ends(tokens, k, clause_start, idx))
+
+
+# Verbs that take a format word through a use preposition: "don't put it in a table", "no lo pongas en una tabla".
+_VERBS_THROUGH_PREP = _VERBS_NEGATED | frozenset("put turn lay format want need pongas metas mettes".split())
+
+
+def _refused_through_prep(tokens: list[str], j: int, clause_start: int, idx: _Index) -> bool:
+    """A use preposition at ``j`` ("as", "in", "als", "sous forme de") that a negation governs: one right before
+    the preposition ("not as a table", "nicht als Tabelle", "pas sous forme de tableau", "não em tabela"), or a
+    negated verb at most four words before it ("could you not put this in a table", "don't lay it out as a grid")."""
+    m = j
+    while m - 1 >= clause_start and (tokens[m - 1] in _USE_PREP or tokens[m - 1] in _ARTICLES):
+        m -= 1
+    k = m - 1
+    if k < clause_start:
+        return False
+    if _negation_ends(tokens, k, clause_start, idx):
+        return True
+    for v in range(k, max(clause_start, k - 4) - 1, -1):
+        if tokens[v] in _VERBS_THROUGH_PREP:
+            return _negated_verb(tokens, v, clause_start, idx)
+    return False
+
+
+# After a refusal, a format word a contrast or a preference opens is the replacement the user wants: "not a table
+# but a chart", "no table, just a timeline", "keine Tabelle, lieber eine Zeitleiste", "sin tabla, sino un gráfico".
+_PREFERENCE = frozenset("""rather preferably ideally prefer lieber liever mejor meglio melhor prefiero prefiro
+    preferisco prefere bevorzuge""".split())
 
 
 def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clause_start: int,
            question: bool, how_to: bool, post_frame: bool, idx: _Index, capability: bool = False,
-           portuguese: bool = False) -> str:
+           portuguese: bool = False, after_refusal: bool = False) -> str:
     # Refused: a negation earlier in the clause, with only articles, other format words and "or"/"and" between.
     format_tokens = {j for s, e, k in hits for j in range(s, e) if k != "mention"}
     if _refused_after(tokens, next(e for s, e, _ in hits if s == start)):
         return "refused"
     j = start - 1
+    replacement = False
     while j >= clause_start:
         tok = tokens[j]
         if tok in _VERBS_NEGATED:
@@ -503,13 +556,18 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
             if _negated_verb(tokens, j, clause_start, idx):
                 return "refused"
             break
-        if tok in idx.contrasts:
-            break
         if portuguese and tok in _PT_CONTRACTIONS:
             break  # Portuguese "no Excel", "na tabela": in the, never a refusal (that is "não")
-        if any(_starts(tokens, j - len(n) + 1, n) for n in idx.negations_ending.get(tok, ())
-               if j - len(n) + 1 >= clause_start):
+        # before the contrasts: "anything but a chart" ends in one
+        if _negation_ends(tokens, j, clause_start, idx):
             return "refused"
+        if tok == "ne" and j == clause_start:
+            return "refused"  # Italian "né tabelle né grafici", French "ne fais pas de tableau"
+        if (tok in _USE_PREP or tok == "as") and _refused_through_prep(tokens, j, clause_start, idx):
+            return "refused"
+        if tok in idx.contrasts or tok in _PREFERENCE:
+            replacement = after_refusal and all(t in _ARTICLES for t in tokens[j + 1:start])
+            break
         if not (tok in _ARTICLES or j in format_tokens or tok in _REFUSAL_REACH):
             break
         j -= 1
@@ -537,6 +595,8 @@ def _frame(tokens: list[str], hits: list[tuple[int, int, str]], start: int, clau
         return "mentioned"
     if prep_use:
         return "as"
+    if replacement:
+        return "used"
     if question and clause_start == 0:
         return "bare"
     if all(t in _ARTICLES for t in before) or any(t in _DIRECTIVE_VERBS for t in before):
@@ -567,14 +627,26 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     return [t for _, t in sorted(out, key=lambda e: e[0])]
 
 
+_CJK_CLAUSE_END = "，,。.;；!！?？ "
+# "别" (don't) right before the word ("别做成表格"), not the last character of a word that holds it (特别, 区别 …)
+_BIE_WORDS = ("特别", "区别", "分别", "差别", "类别", "级别", "性别", "告别", "离别", "识别", "辨别", "鉴别", "个别")
+
+
+def _bie_before(before: str) -> bool:
+    return before.endswith("别") and not before.endswith(_BIE_WORDS)
+
+
 def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
     if kind == "mention":
         return "mentioned"
     if _UNREAD_SCRIPT.match(folded[pos]):
         return "bare"
-    before, after = folded[max(0, pos - 6):pos], folded[end:end + 6]
-    if any(n in before for n in lx.NEGATIONS_CJK_BEFORE) or any(after.lstrip("はがも").startswith(n.lstrip("は"))
-                                                                 for n in lx.NEGATIONS_AFTER):
+    before, after = folded[max(0, pos - 6):pos], folded[end:end + 8]
+    # a refusal before the word reaches it only inside its clause: "不是表格，是柱状图" wants the bar chart
+    before = before[max(before.rfind(c) for c in _CJK_CLAUSE_END) + 1:]
+    if any(n in before and not (n == "不是" and "是不是" in folded[max(0, pos - 7):pos])
+           for n in lx.NEGATIONS_CJK_BEFORE) or _bie_before(before) or any(after.lstrip("はがもをに").startswith(n.lstrip("は"))
+                                                    for n in lx.NEGATIONS_AFTER):
         return "refused"
     # Russian's refusal words are longer ("не нужна таблица"); Korean's follow a particle ("표는 필요 없고")
     if _CYRILLIC.match(folded[pos]) and any(n in folded[max(0, pos - 10):pos] for n in lx.MORE_NEGATIONS_BEFORE):
@@ -862,20 +934,60 @@ _NINE_COMMON = frozenset("""a an the of in on for to and or with by from is are 
 _WORD = re.compile(r"[^\W\d_]+")
 
 
+def _outside_letters(text: str) -> bool:
+    """Two words with a letter outside the nine languages' alphabets (a lone symbol, "PanGu-Σ", is a name)."""
+    return sum(len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word)
+               for word in _WORD.findall(text)) >= 2
+
+
 def unread_language(text: str) -> bool:
     """The request is in a language tier 1 has no lexicon for (its Polish, Turkish, Russian and Korean words are
     a handful): two words with a letter outside the nine languages' alphabets, or three words or more and none of
     them common in the nine (one such word is a name: "the paper with Łukasz Kaiser", but "Cho tôi bảng các bài báo"
     has no common word either)."""
-    outside = sum(len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word)
-                  for word in _WORD.findall(text))  # a lone symbol ("PanGu-Σ", "λ") is a name, not a language
-    if outside >= 2:
+    if _outside_letters(text):
         return True
     if _HAN_KANA.search(text):
         return False
     # names ("ICLR", "ColBERT", "SIGIR") say nothing of the language; a capital opening the sentence does not make one
     words = [w.lower() for w in _WORD.findall(text) if w.islower() or w[:1].isupper() and w[1:].islower()]
     return len(words) >= 3 and _NINE_COMMON.isdisjoint(fold(" ".join(words)).split())
+
+
+# Function words of Latin-script languages outside the nine, each spelt in none of the nine (folded): Indonesian
+# and Malay, Romanian, Swedish, Danish and Norwegian, Finnish, Czech and Slovak, Hungarian, Croatian, Serbian and
+# Slovenian, Turkish, Catalan, Tagalog, Swahili, Afrikaans, Estonian and Latvian. Polish is left out: tier 1 has
+# its refusals ("bez", "nie"). Two of them in a request say it is in a language whose refusals tier 1 cannot read.
+_FOREIGN_MARKERS = frozenset("""yang dan untuk dengan saja jangan tolong buatkan pakai dari tidak tanpa bisa mau
+    saya aku kamu tampilkan berapa dalam sebagai tentang semua terbaru jumlah setiap atau
+    pentru fara rog doar vreau arata sunt cele cea cel lucrari acest aceasta asta dupa intre fiecare numarul
+    och att inte inget ingen tack bara fran visa vad hur jag mig senaste utan eller detta nagon vilka vilken
+    og ikke uden uten hvad hvor hvilke jeg meg seneste nyeste
+    ei kiitos vain ilman mika nayta tee kuinka milloin mita kanssa kaikki uusin minulle
+    prosim jen jenom udelej ktere ktery podle nebo jako ukaz chci neni nejnovejsi clanky clanku
+    hogy kerem csak nelkul mutasd melyik egy vagy legujabb
+    molim samo pokazi koji koje nije ili brez
+    ve bir bu icin ile olarak goster lutfen yok degil misin halinde sadece istemiyorum istemem soyle bana olmasin
+    vull fes amb dels sisplau nomes aquest aquesta quins quines
+    ang mga pakita ipakita gusto hindi wala lang naman
+    kwa tafadhali bila onyesha asseblief wys sonder vir palun ainult ilma ludzu""".split())
+
+
+def foreign_latin(text: str, folded: str) -> bool:
+    """A request in Latin letters of a language outside the nine, which tier 1 reads no grammar of: two of its
+    function words (``_FOREIGN_MARKERS``), or, with no Polish word tier 1 reads, two words in letters outside the
+    nine's alphabets. (Not "no common word": terse requests of the nine, "Streudiagramm Rang gegen Datum", have
+    none.)"""
+    if _HAN_KANA.search(text) or _CJK.search(text):
+        return False  # other scripts have their own readers (a Russian or Korean lexicon, or bare candidates)
+    toks = set(_TOKEN.findall(folded))
+    if len(toks & _FOREIGN_MARKERS) >= 2:
+        return True
+    return _outside_letters(text) and toks.isdisjoint(_POLISH)
+
+
+_POLISH = frozenset("""czy mozesz prosze tylko dla jest nie jak sie ktore zrob pokaz chce wykres wykresie wykresu
+    tabela tabeli tabele bez przedstaw narysuj potrzebuje""".split())
 
 
 def read_directive(query: str) -> Directive:
@@ -898,7 +1010,7 @@ def kind_from_text(query: str) -> tuple[ChartSubtype, str | None]:
 
 
 def _read(text: str, folded: str, idx: _Index) -> Directive:
-    terms = _latin_terms(text, folded, idx)
+    terms = _latin_terms(text, folded, idx, foreign_latin(text, folded))
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
     used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
@@ -918,8 +1030,12 @@ def _read(text: str, folded: str, idx: _Index) -> Directive:
             return Directive("graph", None, None, "used", True, (), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)
         subtype = _ranked(subtype, folded)
+        # a wish said against a refusal ("not a table but a chart", "keine Tabelle, sondern ein Diagramm") is as
+        # plain as "as a table": the classifier, which reads the refusal's words as asking for nothing, may only
+        # say which format, never none
+        contrasted = any(t.frame == "refused" for t in terms)
         return Directive(_format_of(chosen.kind), subtype, requested, "used", True, (), tuple(terms),
-                         framed=chosen.frame == "as")
+                         framed=chosen.frame == "as" or contrasted)
     if bare:
         chosen = _choose(bare)
         if chosen.kind == "timeline" and (_SCHEDULE.search(folded) or _TIMELINE_SUBJECT.search(folded)):

@@ -302,11 +302,32 @@ NEGATIONS: tuple[str, ...] = (
     "senza", "niente", "non", "nessun", "nessuna",
     "geen", "zonder", "niet",
     "bez", "nie",  # Polish
+    # "instead of" in the nine languages: the format word after it is the one the user does not want
+    "en lugar de", "en vez de", "au lieu de", "au lieu d'un", "au lieu d'une", "plutot que", "plutot qu'un",
+    "plutot qu'une", "statt", "anstatt", "anstelle", "anstelle von", "em vez de", "ao inves de", "em lugar de",
+    "no lugar de", "invece di", "invece che", "anziche", "piuttosto che", "al posto di", "in plaats van",
+    # everything but it: "anything but a chart", "todo menos una tabla", "tout sauf un tableau", "alles außer …"
+    "anything but", "anything except", "anything other than", "anything besides", "everything but",
+    "everything except", "todo menos", "cualquier cosa menos", "todo excepto", "tout sauf", "n'importe quoi sauf",
+    "alles außer", "alles ausser", "tudo menos", "qualquer coisa menos", "tutto tranne", "tutto fuorche",
+    "qualsiasi cosa tranne", "alles behalve", "alles maar geen",
+    # verbs of avoiding and leaving out, which refuse their object as "no" does: "please avoid tables"
+    "avoid", "avoiding", "omit", "forgo", "leave out", "spare me", "spare us", "refrain from", "hold off on",
+    "evita", "evite", "evitar", "evitad", "eviten", "omite", "omitir", "evitez", "eviter", "vermeide", "vermeidet",
+    "vermeiden", "verzichte auf", "evitare", "eviti", "vermijd", "vermijden",
+    # "neither a table nor a chart", "weder Tabelle noch Diagramm"; "never", said as a refusal
+    "neither", "weder", "nunca", "jamais", "niemals", "nooit", "dislike", "hate",
 )
 # Chinese puts the refusal before the word, Japanese after it.
-NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "不需要", "别用", "没有")
+# Chinese "不是" (is not) only outside the question "是不是" (is it or not), which suggests the word.
+NEGATIONS_CJK_BEFORE: tuple[str, ...] = ("不要", "不用", "无需", "无须", "不需要", "别用", "没有", "不必", "请勿", "勿用",
+                                         "别做", "别弄", "别画", "别给", "别列", "不想要", "而不是", "不是")
+# ... and after it: the Chinese "X 就不用了" (no need for X), the Japanese "X ではなく" (not X), "X にしないで" (don't
+# make it X), "X は使わないで" (don't use X); the reader skips a particle (は が も を に) before them.
 NEGATIONS_AFTER: tuple[str, ...] = ("いらない", "不要", "なしで", "要らない", "は不要", "無しで", "要りません", "いりません",
-                                    "必要ない", "必要ありません", "なくていい")
+                                    "必要ない", "必要ありません", "なくていい", "就不用了", "不用了", "就免了", "就不必了",
+                                    "不必了", "没必要", "ではなく", "じゃなくて", "じゃなく", "でなく", "しないで",
+                                    "しなくていい", "しなくても", "使わないで", "作らないで", "出さないで", "描かないで")
 
 # A word that ends a refusal's reach ("no table, just a chart"; "not a table but a bar chart").
 CONTRASTS: tuple[str, ...] = (
