@@ -32,8 +32,11 @@ class FixedClassifier:
 
 def test_sure_readings_outside_the_override_cases_never_call_the_classifier():
     clf = FixedClassifier({"chart": 1.0})
-    step = FormatStep(lambda: clf)
-    assert "mentioned" not in step.calibration.overrides and "refused" not in step.calibration.overrides
+    # the shipped overrides change with each refit (heldout10's blind reads added "refused"); the cases here are
+    # the ones this calibration leaves to tier 1
+    cal = load_calibration()
+    step = FormatStep(lambda: clf, replace(cal, overrides={k: v for k, v in cal.overrides.items()
+                                                           if k not in ("mentioned", "refused")}))
     for q in ("what is a tornado diagram", "no table please, just tell me who wrote it"):
         decision, notes = step.decide(q, read_directive(q))
         assert (decision.format, decision.tier, clf.calls, notes) == ("default", "rules", 0, []), q

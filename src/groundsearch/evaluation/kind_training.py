@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
+import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -29,7 +32,7 @@ from ..query.intent.format_step import FormatDecision
 from .format_training import _vectors
 from ..query.intent.kind_model import among, choose, fit, training_files, training_rows, training_sha256
 
-__all__ = ["blind_reads", "chart_splits", "loso"]
+__all__ = ["blind_reads", "chart_splits", "loso", "record_blind_kind"]
 
 DATA = "groundsearch.evaluation"
 
@@ -105,6 +108,31 @@ def _table(report: dict[str, dict[str, Any]]) -> str:
         after = sum(r["with_classifier"] * r["n"] for r in pooled) / n
         lines.append(f"blind splits pooled (n={n}): {before:.3f} -> {after:.3f}")
     return "\n".join(lines)
+
+
+def record_blind_kind(commit: str, split_file: str, out: Path) -> int:  # pragma: no cover - a maintainer's step
+    """Append ``split_file``'s chart rows read by the lexicon at ``commit`` (run from a git checkout) to ``out``.
+
+    Where the lexicon read no chart, the kind is the one that commit's format step gives a chart a later tier
+    decided (``kind_from_text``: a described look with the user's words, else the house convention), which is
+    what the rows of heldout2-9 hold (their commits predate ``kind_from_text``; the house convention then)."""
+    split = split_file.removesuffix(".jsonl").removeprefix("intents-")
+    rows = [r for r in _jsonl((resources.files(DATA) / "data" / split_file).read_text("utf-8"))
+            if r["format"] == "chart"]
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "archive", commit, "src"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        code = ("import json,sys\nfrom groundsearch.query.intent.directives import kind_from_text, read_directive\n"
+                "for q in json.load(sys.stdin):\n d=read_directive(q)\n"
+                " k,w=(d.chart_subtype,d.requested) if d.format=='chart' else kind_from_text(q)\n"
+                " print(json.dumps({'format':d.format,'subtype':k,'requested':w,'sure':d.sure}))")
+        done = subprocess.run([sys.executable, "-c", code], input=json.dumps([r["query"] for r in rows]),
+                              capture_output=True, text=True, check=True, env={"PYTHONPATH": f"{tmp}/src"})
+    with out.open("a", encoding="utf-8") as fh:
+        for r, line in zip(rows, done.stdout.splitlines(), strict=True):
+            fh.write(json.dumps({"split": split, "query": r["query"], "commit": commit, **json.loads(line)},
+                                ensure_ascii=False) + "\n")
+    return len(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - a maintainer's command

@@ -44,13 +44,12 @@ _PKG = "groundsearch.query.intent"
 # Kinds drawn as bars: what a request that names plain bars may still turn out to want.
 BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tornado", "waterfall", "gantt",
                                         "histogram")
-# The learning splits of the format classifier, and the two blind splits measured since (heldout8 in session 5,
-# heldout9 at the start of session 6). heldout10 is never one: it is kept for the session's final measurement.
-_MEASURED_SINCE = ("intents-heldout8.jsonl", "intents-heldout9.jsonl")
 
 
 def training_files() -> tuple[str, ...]:
-    return tuple(dict.fromkeys((*TRAINING_FILES, *_MEASURED_SINCE)))
+    """The format classifier's learning splits (heldout10 among them from session 7; heldout11, kept for the
+    session's final blind measurement, never)."""
+    return TRAINING_FILES
 
 
 def _files() -> list[Any]:
