@@ -190,21 +190,45 @@ def test_a_chinese_refusal_before_the_word_stops_at_its_clause() -> None:
 @pytest.mark.parametrize(
     "query",
     [
-        "tolong jangan pakai tabel, sebutkan saja versi terbaru dari opik",  # Indonesian
-        "fără tabel, te rog, spune-mi doar cine a scris ColBERT",  # Romanian
-        "ingen tabell tack, bara vem som skrev ColBERT",  # Swedish
-        "tablo istemiyorum, sadece en son sürümü söyle",  # Turkish
+        "tolong buatkan tabel makalah SIGIR dengan judul dan tahun",  # Indonesian
+        "fă-mi te rog un tabel cu lucrările de la ICLR",  # Romanian
+        "visa artiklarna från SIGIR och deras år i en tabell",  # Swedish
+        "SIGIR makalelerini bir tablo olarak göster lütfen",  # Turkish
+        "näytä SIGIR-artikkelit taulukkona, kiitos",  # Finnish
+        "Zobrazte články z konference ICLR jako tabulku",  # Czech
     ],
 )
-def test_a_language_outside_the_nine_hands_its_format_words_to_the_classifier(query: str) -> None:
+def test_a_language_outside_the_nine_hands_its_wishes_to_the_classifier(query: str) -> None:
     assert foreign_latin(query, fold(query))
     d = read_directive(query)
     assert not d.sure and d.format == "table" and "table" in d.candidates, d
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tolong jangan pakai tabel, sebutkan saja versi terbaru dari opik",  # Indonesian: don't use
+        "fără tabel, te rog, spune-mi doar cine a scris ColBERT",  # Romanian: without
+        "ingen tabell tack, bara vem som skrev ColBERT",  # Swedish: no
+        "tablo istemiyorum, sadece en son sürümü söyle",  # Turkish: after the word
+        "bez tabulky prosím, jen mi řekni nejnovější verzi",  # Czech
+        "בלי טבלה בבקשה, רק מי כתב את ColBERT",  # Hebrew
+        "χωρίς πίνακα, πες μου μόνο ποιος έγραψε το ColBERT",  # Greek
+        "ไม่ต้องมีตาราง บอกแค่ว่าใครเขียน ColBERT",  # Thai
+    ],
+)
+def test_a_no_or_without_outside_the_nine_refuses_the_word_next_to_it(query: str) -> None:
+    _refused(query)
+
+
+def test_outside_the_nine_a_later_clause_after_a_refusal_names_the_wish() -> None:
+    d = read_directive("jangan pakai tabel, pakai diagram saja untuk jumlah rilis setiap produk")
+    assert (d.format, d.sure, d.framed) == ("chart", True, True), d
+
+
 def test_no_unknown_word_in_another_language_is_a_kind_name() -> None:
-    d = read_directive("jangan pakai diagram, buatkan saja daftar rilis untuk setiap produk")
-    assert d.chart_subtype != "other" and not d.sure, d
+    d = read_directive("tolong buatkan diagram jumlah rilis untuk setiap produk")  # "buatkan": make (for me)
+    assert (d.format, d.sure) == ("chart", False) and d.chart_subtype != "other", d
 
 
 @pytest.mark.parametrize(
@@ -222,3 +246,20 @@ def test_polish_keeps_its_own_reader() -> None:
     assert not foreign_latin(query, fold(query))
     d = read_directive(query)
     assert (d.format, d.chart_subtype, d.sure) == ("chart", "pie", True), d
+
+
+def test_a_complaint_about_an_unasked_format_refuses_it() -> None:
+    _refused("I didn't ask for a chart!! just tell me the newest version")
+    _refused("it doesn't need a table, two sentences will do")
+    # a past "not" of another verb tells what happened; the wish follows by pronoun
+    assert read_directive("last time it didn't include a table, please add one").evidence != "refused"
+
+
+def test_chinese_and_japanese_words_are_read_leftmost_first() -> None:
+    d = read_directive("opikのリリースを年表にまとめてください")  # 年表 (chronology) before the 表に inside it
+    assert (d.format, d.sure) == ("timeline", True), d
+
+
+def test_a_hyphenated_co_author_in_any_language_makes_a_graph_word_a_network() -> None:
+    for query in ("quiero un graph de los co-autores de ColBERT", "un graphe des co-auteurs de ColBERT"):
+        assert read_directive(query).format == "graph", query

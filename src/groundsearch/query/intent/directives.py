@@ -351,8 +351,10 @@ def _latin_terms(text: str, folded: str, idx: _Index, foreign: bool = False) -> 
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
         if foreign:
-            # tier 1 cannot tell a wish from a refusal in a language it has no grammar for: a candidate
-            out.append(Term(kind, words, "bare", matches[start].start()))
+            # tier 1 reads no grammar of a language outside the nine but its words for "no" and "without":
+            # one right before or after the format word refuses it; any other word is a candidate
+            out.append(Term(kind, words, "refused" if _foreign_refusal(tokens, start, end) else "bare",
+                            matches[start].start()))
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
         after_refusal = any(t.frame == "refused" for t in out)
@@ -397,7 +399,7 @@ _ADDRESSEES = frozenset("bot bots assistant".split())
 # Words a refusal reaches across to its format word ("no table or chart", "não quero tabela", "je ne veux pas
 # de…"): conjunctions and the want-verbs of the nine languages.
 _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any quiero make i do a quero queria
-    more noch ne
+    more noch ne for ask asked asking requested pedi pedido demande demandee chiesto ho gevraagd om
     voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
     get have see it to making creating drawing doing building hace falta precisa precisamos besoin
     me us""".split())
@@ -610,20 +612,23 @@ def _cjk_terms(text: str, folded: str, idx: _Index) -> list[Term]:
     for pos, end in kinds.katakana_kinds(folded, idx.cjk_surfaces):  # "バイオリンプロット": a kind it has no name for
         taken[pos:end] = [True] * (end - pos)
         out.append((pos, Term("chart:other", text[pos:end], _cjk_frame(folded, pos, end, "chart:other"), pos)))
+    # Every lexicon surface found, then read leftmost first and longest at a start: "年表にして" is a chronology
+    # (年表) before the "表に" inside it, as a reader takes the words in order.
+    found: list[tuple[int, int, str]] = []
     for surface, kind in idx.cjk:
         pos = folded.find(surface)
         while pos >= 0:
             end = pos + len(surface)
             # Korean separates words with spaces: a word starts after one ("발표로" is a talk, not "표로")
-            if _HANGUL.match(surface) and pos > 0 and _HANGUL.match(folded[pos - 1]):
-                pos = folded.find(surface, end)
-                continue
-            if not any(taken[pos:end]):
-                for p in range(pos, end):
-                    taken[p] = True
-                if kind != "sense":  # a word in another sense only keeps its characters from the lexicon
-                    out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind), pos)))
-            pos = folded.find(surface, end)
+            if not (_HANGUL.match(surface) and pos > 0 and _HANGUL.match(folded[pos - 1])):
+                found.append((pos, end, kind))
+            pos = folded.find(surface, pos + 1)
+    for pos, end, kind in sorted(found, key=lambda f: (f[0], f[0] - f[1])):
+        if not any(taken[pos:end]):
+            for p in range(pos, end):
+                taken[p] = True
+            if kind != "sense":  # a word in another sense only keeps its characters from the lexicon
+                out.append((pos, Term(kind, text[pos:end], _cjk_frame(folded, pos, end, kind), pos)))
     return [t for _, t in sorted(out, key=lambda e: e[0])]
 
 
@@ -640,7 +645,10 @@ def _cjk_frame(folded: str, pos: int, end: int, kind: str) -> str:
     if kind == "mention":
         return "mentioned"
     if _UNREAD_SCRIPT.match(folded[pos]):
-        return "bare"
+        # Greek, Hebrew, Arabic, Hindi, Thai: their "no" / "without" right before the word, inside its clause
+        near = folded[max(0, pos - 12):pos]
+        near = near[max(near.rfind(c) for c in _CJK_CLAUSE_END.strip()) + 1:]
+        return "refused" if _UNREAD_NEGATION.search(near) else "bare"
     before, after = folded[max(0, pos - 6):pos], folded[end:end + 8]
     # a refusal before the word reaches it only inside its clause: "不是表格，是柱状图" wants the bar chart
     before = before[max(before.rfind(c) for c in _CJK_CLAUSE_END) + 1:]
@@ -747,7 +755,9 @@ def subtype_from_cues(folded: str) -> ChartSubtype:
 _RELATION = re.compile(r"\b(?:relate[sd]?|relations?|relationships?|connected|connections?|connect|links?|linked|"
                        r"co ?authors?|collaborat\w+|beziehungen|relaciones|relacoes|relazioni|relaties|liens?|"
                        r"enlaces|vinculos|conexiones|conexoes|ligacoes|verbindungen|verknupfungen|collegamenti|"
-                       r"connessioni|legami|verbanden|koppelingen|coauteurs?|coautores|coautori|koautoren)\b|"
+                       r"connessioni|legami|verbanden|koppelingen|"
+                       # the folded hyphen may split any language's co-author: "los co-autores", "les co-auteurs"
+                       r"(?:co|ko) ?(?:auteurs?|autores|autori|autoren|autor|autora|autoras))\b|"
                        r"关系|关联|联系|つながり|関係")
 _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
 
@@ -986,6 +996,27 @@ def foreign_latin(text: str, folded: str) -> bool:
     return _outside_letters(text) and toks.isdisjoint(_POLISH)
 
 
+# "no", "not", "without", "don't" in the Latin-script languages of ``_FOREIGN_MARKERS`` (read only in a request
+# in one of them), before the word; and those said after it (Hungarian "nélkül", Turkish "yok", "istemiyorum").
+_FOREIGN_NEG_BEFORE = frozenset("""tanpa jangan tidak bukan fara nu inte ingen inget utan ikke uden uten ei ilman
+    bez ne zadny zadne zadnou nem brez nema sense huwag hindi wala walang bila hapana no not""".split())
+_FOREIGN_NEG_AFTER = frozenset("nelkul yok degil istemiyorum istemem olmasin olmadan ilman ei".split())
+# Greek, Hebrew, Arabic, Hindi and Thai: without, no, not, don't (short words as whole words only)
+_UNREAD_NEGATION = re.compile(r"χωρ[ιί]ς|(?:^|\s)(?:[οό]χι|μην?|δεν)(?:\s|$)|בלי|ללא|(?:^|\s)לא(?:\s|$)|بدون|بلا|"
+                              r"(?:^|\s)لا(?:\s|$)|बिना|नहीं|ไม่ต้อง|ไม่เอา|ไม่มี|ไม่")
+
+
+def _foreign_refusal(tokens: list[str], start: int, end: int) -> bool:
+    """A foreign "no" at most two words before the format word (a verb may stand between: "jangan pakai tabel"),
+    or one right after it ("tábla nélkül", "tablo yok"), inside its clause."""
+    for j in range(start - 1, max(-1, start - 3), -1):
+        if tokens[j] in _CLAUSE_END:
+            break
+        if tokens[j] in _FOREIGN_NEG_BEFORE:
+            return True
+    return any(t in _FOREIGN_NEG_AFTER for t in tokens[end:end + 2] if t not in _CLAUSE_END)
+
+
 _POLISH = frozenset("""czy mozesz prosze tylko dla jest nie jak sie ktore zrob pokaz chce wykres wykresie wykresu
     tabela tabeli tabele bez przedstaw narysuj potrzebuje""".split())
 
@@ -1009,10 +1040,25 @@ def kind_from_text(query: str) -> tuple[ChartSubtype, str | None]:
     return (found[0], kinds.as_asked(*found)) if found is not None else (subtype_from_cues(folded), None)
 
 
+def _replaced(terms: list[Term], folded: str) -> list[Term]:
+    """In a language tier 1 has no grammar for, a format word of a later clause than a refused one, itself not
+    refused, is the replacement: "jangan pakai diagram X, pakai diagram Y" (don't use X, use Y)."""
+    out: list[Term] = []
+    for t in terms:
+        if t.frame == "bare" and any(r.frame == "refused" and _CLAUSE_BREAK.search(folded, r.at, t.at)
+                                     for r in out):
+            t = replace(t, frame="used")
+        out.append(t)
+    return out
+
+
 def _read(text: str, folded: str, idx: _Index) -> Directive:
-    terms = _latin_terms(text, folded, idx, foreign_latin(text, folded))
+    foreign = foreign_latin(text, folded)
+    terms = _latin_terms(text, folded, idx, foreign)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
+    if foreign or _UNREAD_SCRIPT.search(folded):
+        terms = _replaced(sorted(terms, key=lambda t: t.at), folded)
     used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
     if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)):

@@ -317,6 +317,10 @@ NEGATIONS: tuple[str, ...] = (
     "vermeiden", "verzichte auf", "evitare", "eviti", "vermijd", "vermijden",
     # "neither a table nor a chart", "weder Tabelle noch Diagramm"; "never", said as a refusal
     "neither", "weder", "nunca", "jamais", "niemals", "nooit", "dislike", "hate",
+    # a past or third-person "not" of asking, wanting or needing ("I didn't ask for a table", "it doesn't need a
+    # chart"); not of other verbs: "last time it didn't include a table" tells what happened
+    "didn't ask for", "didnt ask for", "did not ask for", "never asked for", "didn't want", "didnt want",
+    "did not want", "didn't need", "didnt need", "doesn't need", "doesnt need", "does not need",
 )
 # Chinese puts the refusal before the word, Japanese after it.
 # Chinese "不是" (is not) only outside the question "是不是" (is it or not), which suggests the word.
@@ -373,6 +377,11 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
         "таблиц", "в виде таблицы", "эксел",
         "표로", "표 형식", "표를 만들", "표로 만들", "테이블", "엑셀",
         "جدول", "טבלה", "πίνακ", "πινακ", "ตาราง", "तालिका", "टेबल",
+        # Czech and Slovak, Croatian and Serbian, Hungarian, Finnish, Swedish / Danish / Norwegian, Catalan,
+        # Tagalog, Swahili (read as candidates: tier 1 has no grammar for them, only their "no" and "without")
+        "tabulka", "tabulku", "tabulky", "tabulce", "tabulkou", "tablica", "tablicu", "tablici", "tablicom",
+        "tablazat", "tablazatot", "tablazatban", "tablazatba", "taulukko", "taulukkona", "taulukkoa", "taulukossa",
+        "tabell", "tabellen", "taula", "talahanayan", "jedwali",
     ),
     "chart": (
         "wykres", "wykresie", "wykresu", "wykresy", "grafigi", "grafikte",
@@ -380,19 +389,26 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
         "차트", "그래프", "도표",
         "діаграм", "графік", "رسم بياني", "مخطط", "תרשים", "גרף", "γράφημα", "γραφημα", "διάγραμμα", "διαγραμμα",
         "แผนภูมิ", "กราฟ", "चार्ट", "ग्राफ",
+        "graf", "grafu", "grafy", "grafem", "grafikon", "grafikona", "grafikonu", "grafikont", "kaavio", "kaaviona",
+        "kaaviota", "diagrammi", "grafic", "graficul",
     ),
     "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "막대 그래프", "막대그래프",
-                  "막대 차트",
+                  "막대 차트", "sloupcovy graf", "oszlopdiagram", "pylvasdiagrammi", "diagram batang", "grafik batang",
                   "стовпчаст", "مخطط شريطي", "תרשים עמודות", "ραβδόγραμμα", "แผนภูมิแท่ง", "बार चार्ट"),
     "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트",
+                  "kolacovy graf", "kordiagram", "piirakkakaavio", "ympyrakaavio", "diagram lingkaran",
+                  "grafik lingkaran",
                   "مخطط دائري", "رسم بياني دائري", "תרשים עוגה", "แผนภูมิวงกลม", "पाई चार्ट"),
     "chart:line": ("wykres liniowy", "cizgi grafik", "cizgi grafigi", "линейный график", "꺾은선", "선 그래프",
+                   "spojnicovy graf", "vonaldiagram", "viivakaavio", "linjediagram", "grafik garis",
                    "مخطط خطي", "תרשים קווי", "แผนภูมิเส้น", "लाइन चार्ट"),
     "timeline": (
         "os czasu", "osi czasu", "chronologia", "chronologii", "zaman cizelgesi", "zaman cizgisi", "kronoloji",
         "хронолог", "временная шкала", "временную шкалу", "временной шкал", "лента времени",
         "타임라인", "연표", "시간순", "연대표",
         "خط زمني", "ציר זמן", "χρονολόγιο", "ไทม์ไลน์", "समयरेखा",
+        "casova osa", "idovonal", "aikajana", "aikajanana", "tidslinje", "tidslinjen", "garis waktu", "cronologie",
+        "vremenska crta",
     ),
     "graph": (
         "siec powiazan", "graf powiazan", "iliski agi", "ag grafigi", "граф связей", "сеть связей", "граф знаний",
