@@ -268,7 +268,10 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
              "circulos sobrepostos", "overlappende cirkels", "重叠的圆", "重なる円", "重なった円"),
     "stacked-bar": ("on top of each other", "on top of one another", "stacked", "apiladas", "apilados",
                     "empilees", "empiles", "gestapelt", "gestapelte", "in pila", "impilate", "impilati",
-                    "empilhadas", "empilhados", "gestapeld", "gestapelde", "堆叠", "積み上げ"),
+                    "empilhadas", "empilhados", "gestapeld", "gestapelde", "堆叠", "積み上げ",
+                    # Romanian, Swedish, Czech, Hungarian, Finnish, Indonesian, Turkish, Polish
+                    "stivuite", "stivuit", "staplade", "staplad", "skladany", "skladane", "halmozott", "pinottu",
+                    "bertumpuk", "yigilmis", "skumulowany", "skumulowane"),
     "waterfall": ("bars float", "floating bars", "add up to a total", "adds up to a total", "add up to the total",
                   "adds up to the total", "barras flotantes", "barres flottantes", "schwebende balken",
                   "barre fluttuanti", "barras flutuantes", "zwevende staven"),

@@ -40,12 +40,14 @@ _STEPS = (r"steps?\b", r"stepping\b", r"rises?\b", r"falls?\b", r"up (?:or|and) 
           r"zunahme\b", r"abnahme\b", r"passi\b", r"salite?\b", r"discese?\b", r"cali\b", r"calo\b", r"aumenti\b",
           r"diminuzion\w*", r"descidas?\b", r"mont(?:e|ent)\b", r"descend\w*", r"suben\b", r"bajan\b",
           r"steigen\b", r"fallen\b", r"salgono\b", r"scendono\b", r"sobem\b", r"descem\b", r"stijgen\b",
-          r"dalen\b", r"quedas?\b", r"stap\w*", r"stijging\w*", r"daling\w*", "增减", "增加",
+          r"dalen\b", r"quedas?\b", r"stap\w*", r"stijging\w*", r"daling\w*", r"builds? up\b", r"building up\b",
+          "增减", "增加",
           "减少", "増減", "増加", "減少", "ステップ")
 _STARTED = (r"start\w*", r"began\b", r"begin\w*", r"first release", r"from first to last\b", r"first and last\b", r"inici\w*", r"comienz\w*", r"empez\w*",
             r"debut\w*", r"commenc\w*", r"beginn\w*", r"anfang\b", r"inizi\w*", r"comincia\w*", r"comec\w*",
             r"aanvang\b", "开始", "起始", "開始", "始ま")
-_ENDED = (r"end(?:ed|s|ing)?\b", r"stop\w*", r"finish\w*", r"last release", r"fin\b", r"final\b", r"termin\w*",
+_ENDED = (r"end(?:ed|s|ing)?\b", r"stop\w*", r"finish\w*", r"last release", r"(?:to|until|till) (?:its|their|the) last\b",
+          r"fin\b", r"final\b", r"termin\w*",
           r"acab\w*", r"arret\w*", r"ende\w*", r"aufgehort", r"fine\b", r"finit\w*", r"fim\b", r"eind\w*",
           "结束", "截止", "終了", "終わ")
 _EACH = (r"each\b", r"every\b", r"per\b", r"cada\b", r"chaque\b", r"jede\w*", r"ogni\b", r"elk\w*", r"ieder\w*",
@@ -77,7 +79,8 @@ _SHADE = (r"darker\b", r"lighter\b", r"shade\w*", r"colou?r\w* by\b", r"colou?r 
           r"colore\w* (?:selon|par)\b", r"dunkler\w*", r"intensitat\b", r"eingefarbt\b", r"farbe\w* nach\b",
           r"scur\w*", r"intensita\b", r"colorat\w*", r"escur\w*", r"intensidade\b", r"colorid\w*", r"donker\w*",
           r"intensiteit\b", r"kleur\w* (?:per|naar)\b", "颜色", "深浅", "越深", "濃い", "濃淡", "色の濃さ")
-_NARROW = (r"narrow\w*", r"stage by stage\b", r"each stage\b", r"estrech\w*", r"etapa (?:por|a) etapa\b",
+# "narrow bars" are thin bars, not a funnel narrowing stage by stage
+_NARROW = (r"narrow\w*\b(?! (?:bars?|columns?|lines?)\b)", r"stage by stage\b", r"each stage\b", r"estrech\w*", r"etapa (?:por|a) etapa\b",
            r"retreci\w*", r"etape par etape\b", r"verjung\w*", r"verengt\w*", r"stufe fur stufe\b", r"restring\w*",
            r"fase per fase\b", r"estreit\w*", r"vernauw\w*", r"fase voor fase\b", "逐层", "逐级", "段階ごと", "絞り込",
            "狭くな", "越来越窄", "逐渐变窄")
@@ -126,10 +129,17 @@ _STAGES = (r"inverted pyramid\b", r"upside ?down (?:pyramid|triangle)\b", r"pira
 _OVERLAP = (r"overlap\w*", r"superpon\w*", r"chevauch\w*", r"uberschneid\w*", r"uberlapp\w*", r"sovrappo\w*",
             r"sobrepo\w*", r"intersect\w*", r"solap\w*", "重叠", "重な", "交叉")
 # a bar that starts where the one before it ends: the floating steps of a waterfall
-_FLOATING = (r"where the (?:previous|last|one before)(?: one| bar)? (?:ends|stops)\b", r"donde termina la anterior\b",
+_FLOATING = (r"where the (?:previous|last|one before)(?: one| bar)? (?:ends|ended|stops|stopped|finishes|finished|left off)\b", r"donde termina la anterior\b",
              r"la ou (?:finit|termine|s'arrete) la precedente\b", r"wo (?:der|die) vorige\w* (?:endet|aufhort)\b",
              r"dove finisce la precedente\b", r"onde termina a anterior\b", r"waar de vorige (?:eindigt|stopt)\b",
              "从上一根结束处", "前の棒の終わり")
+# bands or bars that get smaller one after another, widest first: a funnel ("a stack of shrinking bands, widest at
+# the top"); "narrow" alone is too common ("narrow bars"), so the shrinking is asked for
+_SHRINK = (r"shrink\w*", r"widest (?:at the top|first)\b", r"wide at the top\b", r"narrowest at the bottom\b",
+           r"(?:each|every) (?:one )?(?:smaller|narrower) than the (?:last|previous|one above)\b",
+           r"cada vez mas (?:estrech|pequen|angost)\w*", r"de plus en plus (?:etroit|petit)\w*",
+           r"immer (?:schmaler|kleiner)\w*", r"sempre piu (?:strett|piccol)\w*", r"cada vez mais (?:estreit|pequen)\w*",
+           r"steeds (?:smaller|kleiner)\w*", "越来越小", "越来越窄", "逐渐变窄", "だんだん狭く", "だんだん小さく")
 _AREA = (r"area\b", r"aire\b", r"flache\b", r"oppervlak\w*", "面积", "面積")
 _FILLED = (r"shaded\b", r"filled\b", r"coloured in\b", r"colored in\b", r"sombread\w*", r"rellen\w*", r"rempli\w*",
            r"gefullt\b", r"ausgefullt\b", r"schattiert\b", r"riempit\w*", r"ombreggiat\w*", r"preenchid\w*",
@@ -199,6 +209,7 @@ _BY_COUNTRY = (r"(?:per|by|for each|each) country\b", r"ingekleurd\b", r"gefarbt
 # (kind, charted, groups), first match wins: the specific shapes before the ones they contain
 # (whiskers and overlaps before sized circles, a start-to-end bar before a plain bar).
 LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
+    ("funnel", False, (_SHRINK, _BANDS + BARS + _LAYERS)),
     ("stacked-bar", False, (BARS, _SPLIT)),
     ("tornado", True, (_LEFT, _RIGHT)),
     ("tornado", False, (BARS, _MIRRORED)),
@@ -226,10 +237,10 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("sankey", False, (_FLOW_NOUNS, _WIDTH)),
     ("sankey", False, (_BANDS, _WIDTH)),
     ("waterfall", True, (_TOTAL, _STEPS)),
+    ("waterfall", True, (_FLOATING,)),  # before the Gantt bar's start and end: it starts where another ended
     ("gantt", True, (BARS, _STARTED, _ENDED, _EACH)),
     ("gantt", True, (BARS, _TIME_AXIS, _HORIZONTAL)),
     ("gantt", True, (BARS, _DURATION)),
-    ("waterfall", True, (_FLOATING,)),
     ("venn", False, (_CIRCLES, _OVERLAP)),
     ("bubble", False, (_CIRCLES, _SIZED)),
     ("treemap", False, (_TILES, _SIZED)),
