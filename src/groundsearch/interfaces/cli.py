@@ -709,6 +709,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     if require_keys:
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": False})})
     host = host or settings.api.host
+    # the app refuses Host names that are not loopback ones when it is bound to loopback (local mode)
+    settings = settings.model_copy(update={"api": settings.api.model_copy(update={"host": host})})
     port = settings.api.port if port is None else port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -7,10 +7,12 @@ so tests and workers can build as many independent apps as they like.
 from __future__ import annotations
 
 import importlib.resources
+import ipaddress
 import logging
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
@@ -111,6 +113,64 @@ class BodyLimit:
         await self.app(scope, receive, send_with_id)
 
 
+def is_loopback_name(host: str) -> bool:
+    """``localhost``, a name under ``.localhost`` (RFC 6761), or a loopback address (``127.0.0.0/8``, ``::1``)."""
+    name = host.strip("[]").lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_port(netloc: str, scheme: str) -> tuple[str, int | None]:
+    parts = urlsplit(f"{scheme}://{netloc}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1  # a malformed port matches nothing
+    return (parts.hostname or "", port if port is not None else {"http": 80, "https": 443}.get(scheme))
+
+
+def _same_origin(origin: str, host: str | None) -> bool:
+    """Whether a browser's ``Origin`` names the server the request reached (its ``Host``); ``null`` never does."""
+    parts = urlsplit(origin.strip())
+    if host is None or parts.scheme not in ("http", "https"):
+        return False
+    return _host_port(parts.netloc, parts.scheme) == _host_port(host, parts.scheme)
+
+
+class LocalOnly:
+    """Local mode's guard against the browser as a confused deputy (tests/security/test_local_cross_site.py).
+
+    Local mode trusts whoever reaches the port, and a browser reaches it on behalf of every page it shows. A page
+    of another origin may POST ``multipart/form-data`` without a CORS preflight: the answer stays opaque to it,
+    but the upload was ingested (a planted page, or a known file name replaced). And a page whose domain
+    re-resolves to 127.0.0.1 (DNS rebinding) is same-origin with the server and reads everything. So a request
+    whose ``Origin`` is not the server's own is refused, and, bound to loopback, so is one whose ``Host`` is not a
+    loopback name. Non-browser clients send no ``Origin``; the web page's own requests carry its origin.
+    """
+
+    def __init__(self, app: ASGIApp, *, loopback: bool) -> None:
+        self.app, self.loopback = app, loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            host, origin = headers.get(b"host"), headers.get(b"origin")
+            refused = None
+            if host is not None and self.loopback and not is_loopback_name(_host_port(host, "http")[0]):
+                refused = f"this local-mode server answers to localhost names only, not {host!r}"
+            elif origin is not None and not _same_origin(origin, host):
+                refused = "a page of another origin may not use this local-mode server"
+            if refused is not None:
+                response = error_response(403, "FORBIDDEN", refused, {"reason": "cross-site"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _web_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "web"
 
@@ -161,6 +221,8 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
     _publish_openapi_without_422(app)
     app.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes,
                        upload_bytes=max(UPLOAD_MAX_BYTES, settings.api.max_body_bytes))
+    if settings.api.local_mode:  # with keys, a page has no credential to send: a key is never ambient
+        app.add_middleware(LocalOnly, loopback=is_loopback_name(settings.api.host))
     return app
 
 

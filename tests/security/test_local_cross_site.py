@@ -1,0 +1,114 @@
+"""Attack on local mode (round 5): a web page on another origin must not drive the local server.
+
+Local mode (the default) has no keys: whoever reaches ``127.0.0.1:<port>`` is the trusted user. A browser is such a
+client for every page it shows. ``POST /api/items`` takes ``multipart/form-data``, a content type a cross-origin
+page may send without a CORS preflight (``fetch(url, {method: "POST", mode: "no-cors", body: formData})``): the
+response stays opaque, but the upload is ingested — a planted page in the user's answers, or the user's own
+``notes.md`` replaced by the attacker's, since an upload of a known name updates that source. And a page whose
+domain re-resolves to 127.0.0.1 (DNS rebinding) is same-origin with the server and reads everything. Local mode
+now refuses a request whose ``Origin`` is not the server's own, and (bound to a loopback address, the default) one
+whose ``Host`` is not a loopback name. Clients without a browser send no ``Origin`` and are unaffected.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from groundsearch.interfaces.api import create_app
+from tests.api.live import make_engine, make_settings, serve
+
+from .conftest import CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("local-cross-site")
+    with make_engine(tmp, make_settings(tmp)) as engine, serve(create_app(engine)) as url:
+        yield url
+
+
+def _upload(url: str, name: str, text: str, **headers: str) -> httpx.Response:
+    return httpx.post(f"{url}/api/items", headers=headers, timeout=60,
+                      files={"file": (name, text.encode(), "text/markdown")})
+
+
+def _found(url: str, query: str) -> list[str]:
+    r = httpx.post(f"{url}/api/search", json={"query": query}, timeout=60)
+    assert r.status_code == 200, r.text
+    return [x["title"] for x in r.json()["results"]]
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "null", "http://127.0.0.1:1", "http://localhost"])
+def test_attack_a_page_of_another_origin_cannot_upload(local: str, origin: str) -> None:
+    word = f"quillwort{abs(hash(origin)) % 1000}"
+    r = _upload(local, f"{word}.md", f"# {word} advisory\n\nSign in again at the {word} portal.\n", Origin=origin)
+    assert r.status_code == 403, r.text
+    assert f"{word} advisory" not in _found(local, f"{word} advisory")
+
+
+def test_attack_a_rebound_domain_cannot_read_or_write(local: str) -> None:
+    port = urlsplit(local).port
+    rebound = f"rebind.evil.example:{port}"  # what the browser sends after the name re-resolves to 127.0.0.1
+    r = httpx.post(f"{local}/api/search", json={"query": "atlas"}, timeout=60,
+                   headers={"Host": rebound, "Origin": f"http://{rebound}"})
+    assert r.status_code == 403, r.status_code
+    assert httpx.get(f"{local}/api/search", params={"q": "atlas"}, headers={"Host": rebound}).status_code == 403
+
+
+def test_the_page_itself_and_clients_without_a_browser_still_work(local: str) -> None:
+    port = urlsplit(local).port
+    assert _upload(local, "fennel.md", "# Fennel notes\n\nFennel grows tall.\n").status_code == 200  # curl, CLI
+    same = _upload(local, "fennel2.md", "# Fennel seeds\n\nFennel seeds dry.\n", Origin=local)  # the web page
+    assert same.status_code == 200, same.text
+    by_name = httpx.post(f"http://localhost:{port}/api/search", json={"query": "fennel"}, timeout=60,
+                         headers={"Origin": f"http://localhost:{port}"})
+    assert by_name.status_code == 200, by_name.text
+    assert {"Fennel notes", "Fennel seeds"} <= set(_found(local, "fennel"))
+
+
+class _Evil(BaseHTTPRequestHandler):
+    target = ""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        page = f"""<!doctype html><script>
+        const fd = new FormData();
+        const text = "# Hornwort bulletin\\n\\nHornwort accounts must sign in again.\\n";
+        fd.append("file", new Blob([text]), "hornwort.md");
+        fetch("{self.target}/api/items", {{method: "POST", mode: "no-cors", body: fd}})
+          .then(() => document.title = "sent", () => document.title = "blocked");
+        </script>""".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_attack_a_real_browser_on_another_origin_cannot_upload(local: str) -> None:
+    """Headless Chromium on a page of another origin (another port of 127.0.0.1) posts a file the way any web page
+    can; nothing of it may be ingested."""
+    from playwright.sync_api import sync_playwright
+
+    _Evil.target = local
+    evil = ThreadingHTTPServer(("127.0.0.1", 0), _Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
+            page = browser.new_context().new_page()
+            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+            page.wait_for_function("document.title === 'sent' || document.title === 'blocked'", timeout=30_000)
+            browser.close()
+    finally:
+        evil.shutdown()
+    assert "Hornwort bulletin" not in _found(local, "hornwort bulletin sign in")
