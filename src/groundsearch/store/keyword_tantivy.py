@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +41,7 @@ import tantivy
 from ..errors import IndexUnavailable, StoreError
 from ..types import SearchFilter
 from .index_check import is_panic, verify_files
+from .keyword_scope import PREFIX, ROOT, idf_boosts, partition_of, wanted_partitions
 from .sqlite_schema import casefold_value
 
 __all__ = [
@@ -47,7 +49,9 @@ __all__ = [
     "inert_clauses",
 ]
 
-FORMAT = 1  # bump when the tantivy schema changes: an index of another format is rebuilt from SQLite
+# bump when the tantivy schema or layout changes: an index of another format is rebuilt from SQLite. 2: one
+# tantivy index per tenant and visibility class (keyword_scope.py); a format-1 index mixed every tenant's chunks.
+FORMAT = 2
 FIELD_SEP = "\x1f"  # unit separator: cannot occur in a field name typed in TOML, so name/value stay apart
 _WRITER_HEAP = 64_000_000  # bytes buffered before tantivy flushes a segment; 64 MB keeps ingest fast and RAM low
 
@@ -161,25 +165,36 @@ def inert_clauses(searcher: tantivy.Searcher, f: SearchFilter) -> frozenset[str]
 
 
 def compile_query(
-    schema: tantivy.Schema, terms: Sequence[str], f: SearchFilter, drop: frozenset[str] = frozenset()
+    schema: tantivy.Schema, terms: Sequence[str], f: SearchFilter, drop: frozenset[str] = frozenset(),
+    boosts: Sequence[float] | None = None,
 ) -> tantivy.Query:
-    """BM25 over the distinct ``terms`` (OR-ed), restricted by the filter."""
+    """BM25 over the distinct ``terms`` (OR-ed), restricted by the filter.
+
+    ``boosts`` (one per distinct term, see :func:`~groundsearch.store.keyword_scope.idf_boosts`) rescales each
+    term's score; a term boosted by 0 is left out. ``None`` scores with the index's own statistics."""
     Q, Occ = tantivy.Query, tantivy.Occur
     distinct = list(dict.fromkeys(terms))
-    if not distinct:
+    if boosts is not None:
+        clauses = [Q.boost_query(_term_query(t), w) for t, w in zip(distinct, boosts) if w > 0]
+    else:
+        clauses = [_term_query(t) for t in distinct]
+    if not clauses:
         return Q.empty_query()
-    union = Q.boolean_query([(Occ.Should, _term_query(t)) for t in distinct])
+    union = Q.boolean_query([(Occ.Should, c) for c in clauses])
     restriction = compile_filter(schema, f, drop)
     return union if restriction is None else Q.boolean_query([(Occ.Must, union), (Occ.Must, restriction)])
 
 
 class KeywordIndex:
-    """A tantivy index in ``path`` plus the change-log seq it has applied."""
+    """The tantivy indexes in ``path`` — one per partition (keyword_scope.py), the default tenant's public one in
+    ``path`` itself — plus the change-log seq they have applied."""
 
-    def __init__(self, path: Path, index: tantivy.Index, writer: tantivy.IndexWriter | None, applied_seq: int) -> None:
+    def __init__(self, path: Path, index: tantivy.Index, writer: tantivy.IndexWriter | None, applied_seq: int,
+                 parts: dict[str, tantivy.Index] | None = None) -> None:
         self.path = path
-        self._index = index
-        self._writer = writer
+        self._index = index  # the root partition
+        self._parts = dict(parts or {})  # every other partition, by subdirectory name
+        self._writer = writer  # the root's, held while the store is open: it is the store's writer lock
         self._schema = index.schema
         self.applied_seq = applied_seq
         self.damaged: str | None = None  # set when the index cannot serve: searches raise IndexUnavailable
@@ -200,11 +215,13 @@ class KeywordIndex:
             state = {}
         if not writable and not tantivy.Index.exists(str(path)):
             raise StoreError(f"keyword index missing at {path}; open the store once for writing to build it")
-        problem = verify_files(path)
+        problem = _verify_all(path)
         index = None
+        parts: dict[str, tantivy.Index] = {}
         if problem is None:
             try:
                 index = tantivy.Index(build_schema(), path=str(path), reuse=True)
+                parts = _open_parts(path, writable)
             except BaseException as exc:  # ValueError from tantivy, or a panic on a damaged meta.json
                 if not is_panic(exc) and not isinstance(exc, (OSError, ValueError)):
                     raise
@@ -218,13 +235,14 @@ class KeywordIndex:
             _wipe(path)
             state = {}
             index = tantivy.Index(build_schema(), path=str(path), reuse=True)
+            parts = {}
         assert index is not None
         writer = None
         if writable:
             writer = _open_writer(index, path)
         else:
             index.config_reader(reload_policy="commit")
-        found = cls(path, index, writer, int(state.get("seq", 0)))
+        found = cls(path, index, writer, int(state.get("seq", 0)), parts)
         found.repair = repair
         return found
 
@@ -239,6 +257,7 @@ class KeywordIndex:
         index = tantivy.Index(build_schema(), path=str(self.path), reuse=True)
         self._writer = _open_writer(index, self.path)
         self._index = index
+        self._parts = {}
         self.applied_seq = 0
         self.damaged = None
         self.repair = why
@@ -247,12 +266,39 @@ class KeywordIndex:
     # ---------------------------------------------------------------------------------------- writes
 
     def apply(self, seq: int, removed_keys: Sequence[int], docs: Sequence[KeywordDoc]) -> None:
-        """Make the index reflect the change log up to ``seq``: drop ``removed_keys``, (re)add ``docs``."""
+        """Make the index reflect the change log up to ``seq``: drop ``removed_keys``, (re)add ``docs``.
+
+        Each document goes to its partition; a key is dropped from every partition holding it (an item that
+        was published as a draft moves). Partitions commit one after another and the seq is recorded after the
+        last: a crash in between leaves the seq behind, so the whole batch is applied again (idempotent)."""
         writer = self._require_writer()
         stale = list(removed_keys) + [d.key for d in docs]
+        by_part: dict[str, list[KeywordDoc]] = {}
+        for d in docs:
+            by_part.setdefault(partition_of(d.tenant, d.status), []).append(d)
+        for name in sorted((set(self._parts) | set(by_part)) - {ROOT}):
+            adds = by_part.get(name, [])
+            index = self._parts.get(name)
+            holds = index is not None and bool(stale) and _holds_any(index, stale)
+            if not adds and not holds:
+                continue
+            if index is None:
+                (self.path / name).mkdir(exist_ok=True)
+                index = self._parts[name] = tantivy.Index(build_schema(), path=str(self.path / name), reuse=True)
+            # opened per batch: a store with many tenants would otherwise hold a writer (threads, lock) for each
+            part_writer = _open_writer(index, self.path / name)
+            try:
+                if holds:
+                    part_writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "key", stale))
+                for d in adds:
+                    part_writer.add_document(_document(d))
+                part_writer.commit()
+            finally:
+                part_writer.wait_merging_threads()
+            index.reload()
         if stale:
             writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "key", stale))
-        for d in docs:
+        for d in by_part.get(ROOT, ()):
             writer.add_document(_document(d))
         writer.commit()
         self._index.reload()
@@ -265,6 +311,8 @@ class KeywordIndex:
         writer.delete_all_documents()
         writer.commit()
         self._index.reload()
+        self._parts = {}
+        _remove_parts(self.path)
         self.applied_seq = 0
         _write_state(self.path, {"format": FORMAT, "seq": 0})
 
@@ -280,20 +328,46 @@ class KeywordIndex:
         """Chunk keys and their BM25 scores, best first, ``limit`` of them after skipping ``offset``.
         Raises :class:`~groundsearch.errors.IndexUnavailable` when the index is damaged.
 
-        Two parallel lists, as tantivy-py hands them over: the store zips them into ``(key, score)`` hits
-        in one C-level pass (:func:`groundsearch.store.sqlite._hits`, shared with the vector leg).
+        Only the partitions ``f`` may match by tenant and visibility are read (keyword_scope.py), so only their
+        statistics score. Two parallel lists, as tantivy-py hands them over: the store zips them into
+        ``(key, score)`` hits in one C-level pass (:func:`groundsearch.store.sqlite._hits`).
         """
         if limit <= 0:
             return [], []
         if self.damaged is not None:
             raise IndexUnavailable(self.damaged)
-        index = self._index
+        root, parts = self._index, self._parts
+        names = wanted_partitions(f, [ROOT, *parts])
+        indexes = [root if name == ROOT else parts[name] for name in names]
+        if not indexes:
+            return [], []
+        if len(indexes) == 1:
+            return self._search_one(indexes[0], terms, f, limit, offset, None)
+        distinct = list(dict.fromkeys(terms))
+        try:
+            searchers = [index.searcher() for index in indexes]
+            # tantivy's N counts deleted but unmerged documents; every document has one "superseded" posting
+            stats = [(s.doc_freq("superseded", 0) + s.doc_freq("superseded", 1), [s.doc_freq("body", t) for t in distinct])
+                     for s in searchers]
+        except BaseException as exc:
+            raise self._fail(indexes[0], exc) from None
+        hits: list[tuple[float, int]] = []
+        for index, boosts in zip(indexes, idf_boosts(stats)):
+            if any(w > 0 for w in boosts):
+                keys, scores = self._search_one(index, distinct, f, limit + offset, 0, boosts)
+                hits.extend((s, k) for k, s in zip(keys, scores) if k is not None)
+        hits.sort(key=lambda h: (-h[0], h[1]))
+        page = hits[offset : offset + limit]
+        return [k for _, k in page], [s for s, _ in page]
+
+    def _search_one(self, index: tantivy.Index, terms: Sequence[str], f: SearchFilter, limit: int, offset: int,
+                    boosts: Sequence[float] | None) -> tuple[list[int | None], list[float]]:
         try:
             searcher = index.searcher()
             drop = inert_clauses(searcher, f)
         except BaseException as exc:
             raise self._fail(index, exc) from None
-        query = compile_query(self._schema, terms, f, drop)  # from the caller's input: its errors are the caller's
+        query = compile_query(self._schema, terms, f, drop, boosts)  # from the caller's input: its errors are the caller's
         try:
             hits = searcher.search(query, limit, count=False, offset=offset).hits
             if not hits:
@@ -315,18 +389,45 @@ class KeywordIndex:
         if exc is not None and not (is_panic(exc) or isinstance(exc, (OSError, ValueError))):
             raise exc
         what = "a document has lost its chunk key" if exc is None else f"tantivy failed: {_first_line(exc)}"
-        if index is self._index and self.damaged is None:
-            problem = verify_files(self.path)
+        current = index is self._index or any(index is p for p in self._parts.values())
+        if current and self.damaged is None:
+            problem = self.verify()
             if problem is None:
                 return IndexUnavailable(f"a keyword search failed ({what}) though the index files verify")
             self.damaged = f"the keyword index at {self.path} is damaged: {problem} ({what})"
         return IndexUnavailable(self.damaged or what)
 
+    def verify(self) -> str | None:
+        """What is wrong with the files of any partition (``None``: all whole), see :func:`verify_files`."""
+        return _verify_all(self.path)
+
     def reload(self) -> None:
+        """See the writer's latest commit; a reader also picks up partitions created (or removed) since."""
+        if self._writer is None:
+            known = set(self._parts)
+            found = {p.name for p in _part_dirs(self.path) if tantivy.Index.exists(str(p))}
+            parts = {name: index for name, index in self._parts.items() if name in found}
+            for name in sorted(found - known):
+                parts[name] = tantivy.Index(build_schema(), path=str(self.path / name), reuse=True)
+                parts[name].config_reader(reload_policy="commit")
+            self._parts = parts
         self._index.reload()
+        for index in self._parts.values():
+            index.reload()
 
     def searcher(self) -> tantivy.Searcher:
+        """The root partition's searcher (the default tenant's public chunks)."""
         return self._index.searcher()
+
+    @property
+    def num_docs(self) -> int:
+        """Live documents over every partition."""
+        return self._index.searcher().num_docs + sum(p.searcher().num_docs for p in self._parts.values())
+
+    @property
+    def partitions(self) -> list[str]:
+        """Names of the partitions besides the root (subdirectories), sorted."""
+        return sorted(self._parts)
 
     @property
     def schema(self) -> tantivy.Schema:
@@ -341,6 +442,44 @@ class KeywordIndex:
                     raise
             finally:
                 self._writer = None
+
+
+def _part_dirs(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir() and p.name.startswith(PREFIX))
+    except OSError:
+        return []
+
+
+def _open_parts(path: Path, writable: bool) -> dict[str, tantivy.Index]:
+    """The non-root partitions on disk (a reader skips one the writer has not committed yet)."""
+    parts = {}
+    for child in _part_dirs(path):
+        if writable or tantivy.Index.exists(str(child)):
+            parts[child.name] = tantivy.Index(build_schema(), path=str(child), reuse=True)
+            if not writable:
+                parts[child.name].config_reader(reload_policy="commit")
+    return parts
+
+
+def _verify_all(path: Path) -> str | None:
+    problem = verify_files(path)
+    for child in _part_dirs(path):
+        if problem is not None:
+            break
+        if (found := verify_files(child)) is not None:
+            problem = f"partition {child.name}: {found}"
+    return problem
+
+
+def _holds_any(index: tantivy.Index, keys: Sequence[int]) -> bool:
+    hits = index.searcher().search(tantivy.Query.term_set_query(_SCHEMA, "key", list(keys)), 1, count=True)
+    return bool(hits.count)
+
+
+def _remove_parts(path: Path) -> None:
+    for child in _part_dirs(path):
+        shutil.rmtree(child, ignore_errors=True)
 
 
 def _open_writer(index: tantivy.Index, path: Path) -> tantivy.IndexWriter:
@@ -419,3 +558,4 @@ def _wipe(path: Path) -> None:
     for child in path.iterdir():
         if child.is_file():
             child.unlink()
+    _remove_parts(path)

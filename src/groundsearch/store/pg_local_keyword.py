@@ -34,7 +34,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import IndexUnavailable, StoreError
 from ..types import SearchFilter
-from .index_check import verify_files
 from .keyword_tantivy import FIELD_SEP, KeywordDoc, KeywordIndex
 from .pg_codec import decode_fields
 from .pg_codec import decode_text as dec
@@ -113,7 +112,7 @@ class LocalKeywordLeg:
         index = self._fresh(self._log_seq())
         try:
             keys, scores = index.search(terms, f, limit, offset)
-            if not keys and offset == 0 and (problem := verify_files(self.path)) is not None:
+            if not keys and offset == 0 and (problem := index.verify()) is not None:
                 # zeroed postings can decode as "no match" instead of failing (seen in the damage test); an
                 # empty page is rare, so it pays for checking every file's checksum
                 index.damaged = f"the local keyword index at {self.path} is damaged: {problem}"

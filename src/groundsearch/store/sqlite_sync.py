@@ -121,7 +121,7 @@ class DerivedIndexes:
             "SELECT (SELECT coalesce(max(seq), 0) FROM changes), (SELECT count(*) FROM chunks)").fetchone()
         if self.keyword.damaged is not None or self.keyword.applied_seq != top:
             return None
-        docs = self.keyword.searcher().num_docs
+        docs = self.keyword.num_docs
         return None if docs == chunks else f"it holds {docs} documents for {chunks} chunks"
 
     def rebuild_keyword(self, why: str, lock: threading.RLock | None = None,
