@@ -35,7 +35,8 @@ from collections.abc import Iterable, Sequence
 
 from ..types import SearchFilter
 
-__all__ = ["PUBLIC", "DRAFT", "ROOT", "bm25_idf", "idf_boosts", "partition_name", "partition_of", "wanted_partitions"]
+__all__ = ["DRAFT", "PUBLIC", "ROOT", "bm25_idf", "idf_boosts", "partition_name", "partition_of", "visibility_of",
+           "wanted_classes", "wanted_partitions"]
 
 PUBLIC = "public"
 DRAFT = "draft"
@@ -63,11 +64,14 @@ def visibility_of(name: str) -> str:
     return PUBLIC if name == ROOT else name.rsplit("-", 1)[-1]
 
 
+def wanted_classes(f: SearchFilter) -> list[str]:
+    """The visibility classes ``f``'s statuses may match (drafts only when it asks for them)."""
+    return ([PUBLIC] if any(s != "draft" for s in f.statuses) else []) + ([DRAFT] if "draft" in f.statuses else [])
+
+
 def wanted_partitions(f: SearchFilter, present: Iterable[str]) -> list[str]:
     """The partitions, among ``present``, whose chunks ``f`` may match by tenant and visibility (sorted)."""
-    classes = [PUBLIC, DRAFT] if "draft" in f.statuses else [PUBLIC]
-    if not any(s != "draft" for s in f.statuses):
-        classes = [DRAFT] if "draft" in f.statuses else []
+    classes = wanted_classes(f)
     have = set(present)
     if f.tenant is not None:
         return sorted(n for n in (partition_name(f.tenant, c) for c in classes) if n in have)

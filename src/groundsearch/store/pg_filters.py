@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..types import REVIEW_STATUSES, SearchFilter
+from .keyword_scope import wanted_classes
 from .pg_codec import encode_text, normalize_field_value
 
 __all__ = ["Compiled", "compile_filter"]
@@ -73,4 +74,7 @@ def compile_filter(f: SearchFilter | None, alias: str = "i", prefix: str = "f") 
         parts.append(f"EXISTS (SELECT 1 FROM item_fields rd WHERE rd.item_id = {alias}.id"
                      f" AND rd.name = 'next_review_date' AND rd.value ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$'"
                      f" AND rd.value COLLATE \"C\" <= {due})")
+    # The BM25 statistics scope (keyword_scope.py) the keyword leg scores with; not part of the WHERE.
+    params["scope_tenant"] = None if f.tenant is None else encode_text(f.tenant)
+    params["scope_classes"] = wanted_classes(f)
     return Compiled(" AND ".join(parts) if parts else "TRUE", params)

@@ -35,11 +35,12 @@ from typing import Any
 
 import psycopg
 
+from .keyword_scope import DRAFT, PUBLIC
 from .pg_filters import Compiled
 from .text import BM25_B, BM25_K1
 
 __all__ = ["FIRST_DEPTH", "GENERATOR_SPREAD", "SHORT_LIST", "exhaustive_keyword_sql", "impact", "keyword_top",
-           "refresh_impacts", "term_df_deltas"]
+           "refresh_impacts", "scope_deltas", "scope_of_item", "term_df_deltas"]
 
 # Postings per term read for the threshold (at least the page size). Reading them costs little (the impact
 # index alone); of the chunks they name, the SAMPLE_SCORED × page size with the highest bound on the index
@@ -70,16 +71,57 @@ def term_df_deltas(added: Sequence[str], removed: Sequence[str]) -> list[tuple[s
 
 
 _STATS = """
-WITH st AS (
-    SELECT n_chunks::float8 AS n,
-           CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen,
+WITH sp AS MATERIALIZED (
+    -- the statistics scopes the caller may see (keyword_scope.py): its tenant's, every tenant's when NULL
+    SELECT tenant, visibility, n_chunks::float8 AS n,
+           CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
+    FROM scope_stats
+    WHERE visibility = ANY(%(scope_classes)s::text[])
+      AND (%(scope_tenant)s::text IS NULL OR tenant = %(scope_tenant)s::text)
+), st AS (
+    -- avglen: the largest of the scopes' means, for the bound's drift (each chunk is scored with its own)
+    SELECT (SELECT COALESCE(sum(n), 0) FROM sp) AS n, (SELECT COALESCE(max(avglen), 1) FROM sp) AS avglen,
            COALESCE(impact_ref_min, 1) AS ref
     FROM corpus_stats
 ), q AS MATERIALIZED (
-    SELECT ts.term, ts.df, ln(1 + (st.n - ts.df + 0.5) / (ts.df + 0.5)) AS idf
+    -- df: the term's whole list (which lists to read, and how far); idf: from the scopes' own df
+    SELECT ts.term, ts.df, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS idf
     FROM term_stats ts CROSS JOIN st
-    WHERE ts.term = ANY(%(terms)s::text[]) AND ts.df > 0
+    CROSS JOIN LATERAL (
+        SELECT COALESCE(sum(x.df), 0)::float8 AS df FROM sp JOIN scope_term_stats x
+            ON x.tenant = sp.tenant AND x.visibility = sp.visibility AND x.term = ts.term
+    ) d
+    WHERE ts.term = ANY(%(terms)s::text[]) AND d.df > 0
 )"""
+
+# A chunk's scope, for its length normalisation: the mean length of its own partition, as tantivy has it.
+# Chunks outside every scope read (another tenant's, a draft for a viewer) drop out here.
+_SCOPED = """JOIN chunks sc ON sc.pk = {pk} JOIN items si ON si.id = sc.item_id
+    JOIN sp ON sp.tenant = si.tenant AND sp.visibility = CASE WHEN si.status = 'draft' THEN 'draft' ELSE 'public' END"""
+
+
+def scope_of_item(tenant: str, status: str) -> tuple[str, str]:
+    """The ``scope_stats`` key an item's chunks count under (encoded tenant, visibility class)."""
+    return tenant, DRAFT if status == "draft" else PUBLIC
+
+
+def scope_deltas(added_terms: Sequence[tuple[tuple[str, str], str]], added_chunks: Sequence[tuple[tuple[str, str], int]],
+                 removed_terms: Sequence[tuple[tuple[str, str], str]],
+                 removed_chunks: Sequence[tuple[tuple[str, str], int]],
+                 ) -> tuple[list[tuple[tuple[str, str], tuple[int, int]]], list[tuple[tuple[str, str, str], int]]]:
+    """Per scope, the change in (chunks, terms), and per (scope, term) the change in df — both sorted by key,
+    so concurrent writers lock the rows in one order — from the postings and chunks (with their lengths) a
+    write adds and removes."""
+    df: Counter[tuple[str, str, str]] = Counter((*scope, t) for scope, t in added_terms)
+    df.subtract((*scope, t) for scope, t in removed_terms)
+    chunks: dict[tuple[str, str], list[int]] = {}
+    for sign, rows in ((1, added_chunks), (-1, removed_chunks)):
+        for scope, length in rows:
+            acc = chunks.setdefault(scope, [0, 0])
+            acc[0] += sign
+            acc[1] += sign * length
+    return (sorted((k, (n, length)) for k, (n, length) in chunks.items() if n or length),
+            sorted((k, d) for k, d in df.items() if d))
 
 
 def _scored_page(where: Compiled, floor: str = "") -> str:
@@ -89,18 +131,17 @@ def _scored_page(where: Compiled, floor: str = "") -> str:
 , scored AS MATERIALIZED (
     SELECT p.chunk_pk, sum(
         q.idf * (%(k1)s + 1) * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
+        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(ca.avglen, 1e-9)))
     ) AS score
-    FROM cand
+    FROM (SELECT cand.chunk_pk, sp.avglen FROM cand {_SCOPED.format(pk="cand.chunk_pk")}) ca
     CROSS JOIN q
     -- A probe per (candidate, term): misjudging a CTE's rows, the planner otherwise hashes every posting of
     -- the terms to join a few hundred candidates (EXPLAIN: 278,475 rows for 202). LIMIT 1 (the key is
     -- unique) stops it from flattening the LATERAL back into that join.
     CROSS JOIN LATERAL (
-        SELECT x.chunk_pk, x.tf, x.norm_terms FROM postings x WHERE x.term = q.term AND x.chunk_pk = cand.chunk_pk
+        SELECT x.chunk_pk, x.tf, x.norm_terms FROM postings x WHERE x.term = q.term AND x.chunk_pk = ca.chunk_pk
         LIMIT 1
     ) p
-    CROSS JOIN st
     GROUP BY p.chunk_pk
 ), page AS (
     SELECT s.chunk_pk, s.score
@@ -241,22 +282,17 @@ def _note(trace: list[dict[str, Any]] | None, path: str, **facts: Any) -> None:
 
 
 def exhaustive_keyword_sql(where: str) -> str:
-    """Every posting of every query term scored in one pass, df counted from the postings: what the leg runs
-    when stopping early would cost more, the benchmark's baseline and the tests' oracle. Placeholders
-    ``terms``, ``k1``, ``b``, ``lim``, ``off`` plus the filter's."""
-    return f"""
-WITH st AS (
-    SELECT n_chunks::float8 AS n, CASE WHEN n_chunks > 0 THEN n_terms::float8 / n_chunks ELSE 1 END AS avglen
-    FROM corpus_stats
-), p AS (
-    SELECT chunk_pk, tf, norm_terms, count(*) OVER (PARTITION BY term)::float8 AS df
-    FROM postings WHERE term = ANY(%(terms)s::text[])
-), scored AS MATERIALIZED (
-    SELECT p.chunk_pk, sum(
-        ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * (%(k1)s + 1) * p.tf
-        / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.norm_terms / GREATEST(st.avglen, 1e-9)))
+    """Every posting of every query term scored in one pass: what the leg runs when stopping early would cost
+    more, the benchmark's baseline and the tests' oracle. Placeholders ``terms``, ``k1``, ``b``, ``lim``,
+    ``off`` plus the filter's (its ``scope_*`` among them)."""
+    return _STATS + f"""
+, scored AS MATERIALIZED (
+    SELECT x.chunk_pk, sum(
+        q.idf * (%(k1)s + 1) * x.tf
+        / (x.tf + %(k1)s * (1 - %(b)s + %(b)s * x.norm_terms / GREATEST(sp.avglen, 1e-9)))
     ) AS score
-    FROM p CROSS JOIN st GROUP BY p.chunk_pk
+    FROM q JOIN postings x ON x.term = q.term {_SCOPED.format(pk="x.chunk_pk")}
+    GROUP BY x.chunk_pk
 )
 SELECT s.chunk_pk, s.score FROM scored s JOIN chunks c ON c.pk = s.chunk_pk JOIN items i ON i.id = c.item_id
 WHERE {where} ORDER BY s.score DESC, s.chunk_pk LIMIT %(lim)s OFFSET %(off)s

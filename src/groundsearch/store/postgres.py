@@ -24,7 +24,7 @@ from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import pg_bulk, pg_curation, pg_sentences
 from .base import check_vectors, page_from
-from .pg_keyword import impact, keyword_top, refresh_impacts, term_df_deltas
+from .pg_keyword import impact, keyword_top, refresh_impacts, scope_deltas, scope_of_item, term_df_deltas
 from .pg_local_keyword import LocalKeywordLeg, log_changes
 from .pg_claims import VectorClaims
 from .pg_codec import decode_text as dec
@@ -116,7 +116,9 @@ class PostgresStore:
             ids = [row[0] for row in batch.items]
             with conn.cursor() as cur:
                 # Items first, sorted: their row locks serialise concurrent writers of the same ids
-                # (no deadlock) before any chunk of them is touched.
+                # (no deadlock) before any chunk of them is touched. The scopes their old chunks counted in
+                # are read under those locks, before the upsert may move the items to another tenant or status.
+                old_scopes = _item_scopes(cur, ids)
                 cur.executemany(_UPSERT_ITEM, batch.items)
                 removed, removed_terms = _delete_chunks(cur, ids)
                 cur.execute("DELETE FROM item_fields WHERE item_id = ANY(%s)", (ids,))
@@ -128,7 +130,11 @@ class PostgresStore:
                       [(pk, *row) for pk, row in zip(pks, batch.chunks)])
                 ref = _impact_ref(cur, batch)
                 _copy_postings(cur, batch, pks, ref)
-                _apply_df(cur, term_df_deltas([t for _, t, _ in batch.postings], removed_terms))
+                _apply_df(cur, term_df_deltas([t for _, t, _ in batch.postings], [t for t, _ in removed_terms]))
+                scope_of = {row[0]: scope_of_item(row[7], row[8]) for row in batch.items}
+                _apply_scope_stats(
+                    cur, [(scope_of[batch.chunks[i][1]], t) for i, t, _ in batch.postings],
+                    [(scope_of[c[1]], c[-2]) for c in batch.chunks], removed, removed_terms, old_scopes)
                 _copy(cur, "mentions (entity, chunk_pk)", [(e, pks[i]) for i, e in batch.mentions])
                 if batch.vectors:
                     with cur.copy("COPY chunk_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
@@ -153,9 +159,10 @@ class PostgresStore:
 
         def work(conn: psycopg.Connection) -> int:
             with conn.cursor() as cur:
-                cur.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))
+                old_scopes = _item_scopes(cur, ids)
                 removed, removed_terms = _delete_chunks(cur, ids)
-                _apply_df(cur, term_df_deltas((), removed_terms))
+                _apply_df(cur, term_df_deltas((), [t for t, _ in removed_terms]))
+                _apply_scope_stats(cur, [], [], removed, removed_terms, old_scopes)
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
                 if removed:
                     seq = cur.execute(
@@ -459,16 +466,50 @@ def refresh_keyword_impacts(dsn: str) -> dict[str, float]:
             return refresh_impacts(conn)
 
 
-def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int]], list[str]]:
+def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
     """Delete the items' chunks with their postings and mentions (no FK cascades there); returns
-    ``(pk, n_terms)`` per chunk removed and the term of every posting removed (for ``term_stats``)."""
-    removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms", (item_ids,)).fetchall()
-    terms: list[str] = []
+    ``(pk, n_terms, item_id)`` per chunk removed and ``(term, chunk_pk)`` of every posting removed (for
+    ``term_stats`` and ``scope_term_stats``)."""
+    removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms, item_id",
+                          (item_ids,)).fetchall()
+    terms: list[tuple[str, int]] = []
     if removed:
         pks = [r[0] for r in removed]
-        terms = [r[0] for r in cur.execute("DELETE FROM postings WHERE chunk_pk = ANY(%s) RETURNING term", (pks,))]
+        terms = cur.execute("DELETE FROM postings WHERE chunk_pk = ANY(%s) RETURNING term, chunk_pk", (pks,)).fetchall()
         cur.execute("DELETE FROM mentions WHERE chunk_pk = ANY(%s)", (pks,))
     return removed, terms
+
+
+def _item_scopes(cur: psycopg.Cursor, item_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """The statistics scope of each existing item, its row locked (in id order, as every writer locks them)."""
+    rows = cur.execute("SELECT id, tenant, status FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (item_ids,))
+    return {item_id: scope_of_item(tenant, status) for item_id, tenant, status in rows}
+
+
+def _apply_scope_stats(cur: psycopg.Cursor, added_terms: list[tuple[tuple[str, str], str]],
+                       added_chunks: list[tuple[tuple[str, str], int]], removed: list[tuple[int, int, str]],
+                       removed_terms: list[tuple[str, int]], old_scopes: dict[str, tuple[str, str]]) -> None:
+    """Move ``scope_stats`` and ``scope_term_stats`` by what this transaction added and removed (same
+    transaction as the chunks, so the statistics always equal a recount; rows locked in key order)."""
+    chunk_scope = {pk: old_scopes[item_id] for pk, _, item_id in removed}
+    chunks, df = scope_deltas(added_terms, added_chunks,
+                              [(chunk_scope[pk], t) for t, pk in removed_terms],
+                              [(chunk_scope[pk], n) for pk, n, _ in removed])
+    if df:
+        cur.execute(
+            "INSERT INTO scope_term_stats (tenant, visibility, term, df)"
+            " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[]) AS x(t, v, term, d)"
+            " ORDER BY 1, 2, 3 ON CONFLICT (tenant, visibility, term) DO UPDATE SET df = scope_term_stats.df + EXCLUDED.df",
+            [list(col) for col in zip(*((t, v, term, d) for (t, v, term), d in df))],
+        )
+    if chunks:
+        cur.execute(
+            "INSERT INTO scope_stats (tenant, visibility, n_chunks, n_terms)"
+            " SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) AS x(t, v, n, l)"
+            " ORDER BY 1, 2 ON CONFLICT (tenant, visibility) DO UPDATE SET n_chunks = scope_stats.n_chunks"
+            " + EXCLUDED.n_chunks, n_terms = scope_stats.n_terms + EXCLUDED.n_terms",
+            [list(col) for col in zip(*((t, v, n, length) for (t, v), (n, length) in chunks))],
+        )
 
 
 def _impact_ref(cur: psycopg.Cursor, batch: Any) -> float:
