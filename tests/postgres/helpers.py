@@ -41,6 +41,24 @@ def integrity_problems(dsn: str) -> list[str]:
         "corpus stats out of step": """
             SELECT 1 FROM corpus_stats s WHERE s.n_chunks <> (SELECT count(*) FROM chunks)
                OR s.n_terms <> (SELECT coalesce(sum(n_terms), 0) FROM chunks)""",
+        # the per-tenant BM25 statistics (migration 0009) against a recount, both ways round
+        "scope stats out of step": """
+            SELECT * FROM (SELECT tenant, visibility, n_chunks, n_terms FROM scope_stats WHERE n_chunks <> 0 OR n_terms <> 0
+                           EXCEPT SELECT scope_tenant, scope_visibility, count(*), sum(n_terms) FROM chunks GROUP BY 1, 2) a
+            UNION ALL
+            SELECT * FROM (SELECT scope_tenant, scope_visibility, count(*), sum(n_terms) FROM chunks GROUP BY 1, 2
+                           EXCEPT SELECT tenant, visibility, n_chunks, n_terms FROM scope_stats) b""",
+        "scope term stats out of step": """
+            SELECT * FROM (SELECT tenant, visibility, term, df FROM scope_term_stats WHERE df <> 0
+                           EXCEPT SELECT c.scope_tenant, c.scope_visibility, p.term, count(*)
+                           FROM postings p JOIN chunks c ON c.pk = p.chunk_pk GROUP BY 1, 2, 3) a
+            UNION ALL
+            SELECT * FROM (SELECT c.scope_tenant, c.scope_visibility, p.term, count(*)
+                           FROM postings p JOIN chunks c ON c.pk = p.chunk_pk GROUP BY 1, 2, 3
+                           EXCEPT SELECT tenant, visibility, term, df FROM scope_term_stats) b""",
+        "chunks counted under another scope than their item's": """
+            SELECT c.id FROM chunks c JOIN items i ON i.id = c.item_id WHERE c.scope_tenant <> i.tenant
+               OR c.scope_visibility <> CASE WHEN i.status = 'draft' THEN 'draft' ELSE 'public' END""",
     }
     problems = []
     with psycopg.connect(dsn) as conn:

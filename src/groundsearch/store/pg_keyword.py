@@ -96,8 +96,8 @@ WITH sp AS MATERIALIZED (
 
 # A chunk's scope, for its length normalisation: the mean length of its own partition, as tantivy has it.
 # Chunks outside every scope read (another tenant's, a draft for a viewer) drop out here.
-_SCOPED = """JOIN chunks sc ON sc.pk = {pk} JOIN items si ON si.id = sc.item_id
-    JOIN sp ON sp.tenant = si.tenant AND sp.visibility = CASE WHEN si.status = 'draft' THEN 'draft' ELSE 'public' END"""
+_SCOPED = """JOIN chunks sc ON sc.pk = {pk}
+    JOIN sp ON sp.tenant = sc.scope_tenant AND sp.visibility = sc.scope_visibility"""
 
 
 def scope_of_item(tenant: str, status: str) -> tuple[str, str]:

@@ -116,9 +116,7 @@ class PostgresStore:
             ids = [row[0] for row in batch.items]
             with conn.cursor() as cur:
                 # Items first, sorted: their row locks serialise concurrent writers of the same ids
-                # (no deadlock) before any chunk of them is touched. The scopes their old chunks counted in
-                # are read under those locks, before the upsert may move the items to another tenant or status.
-                old_scopes = _item_scopes(cur, ids)
+                # (no deadlock) before any chunk of them is touched.
                 cur.executemany(_UPSERT_ITEM, batch.items)
                 removed, removed_terms = _delete_chunks(cur, ids)
                 cur.execute("DELETE FROM item_fields WHERE item_id = ANY(%s)", (ids,))
@@ -126,15 +124,15 @@ class PostgresStore:
                     "SELECT nextval('chunks_pk_seq') FROM generate_series(1, %s)", (len(batch.chunks),)
                 ).fetchall()]
                 _copy(cur, "item_fields (item_id, name, value)", batch.fields)
-                _copy(cur, "chunks (pk, id, item_id, position, body, heading_path, entities, n_terms, norm_terms)",
-                      [(pk, *row) for pk, row in zip(pks, batch.chunks)])
+                scope_of = {row[0]: scope_of_item(row[7], row[8]) for row in batch.items}
+                _copy(cur, "chunks (pk, id, item_id, position, body, heading_path, entities, n_terms, norm_terms,"
+                      " scope_tenant, scope_visibility)",
+                      [(pk, *row, *scope_of[row[1]]) for pk, row in zip(pks, batch.chunks)])
                 ref = _impact_ref(cur, batch)
                 _copy_postings(cur, batch, pks, ref)
                 _apply_df(cur, term_df_deltas([t for _, t, _ in batch.postings], [t for t, _ in removed_terms]))
-                scope_of = {row[0]: scope_of_item(row[7], row[8]) for row in batch.items}
-                _apply_scope_stats(
-                    cur, [(scope_of[batch.chunks[i][1]], t) for i, t, _ in batch.postings],
-                    [(scope_of[c[1]], c[-2]) for c in batch.chunks], removed, removed_terms, old_scopes)
+                _apply_scope_stats(cur, [(scope_of[batch.chunks[i][1]], t) for i, t, _ in batch.postings],
+                                   [(scope_of[c[1]], c[-2]) for c in batch.chunks], removed, removed_terms)
                 _copy(cur, "mentions (entity, chunk_pk)", [(e, pks[i]) for i, e in batch.mentions])
                 if batch.vectors:
                     with cur.copy("COPY chunk_vectors (chunk_pk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
@@ -159,10 +157,10 @@ class PostgresStore:
 
         def work(conn: psycopg.Connection) -> int:
             with conn.cursor() as cur:
-                old_scopes = _item_scopes(cur, ids)
+                cur.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (ids,))
                 removed, removed_terms = _delete_chunks(cur, ids)
                 _apply_df(cur, term_df_deltas((), [t for t, _ in removed_terms]))
-                _apply_scope_stats(cur, [], [], removed, removed_terms, old_scopes)
+                _apply_scope_stats(cur, [], [], removed, removed_terms)
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
                 if removed:
                     seq = cur.execute(
@@ -466,12 +464,13 @@ def refresh_keyword_impacts(dsn: str) -> dict[str, float]:
             return refresh_impacts(conn)
 
 
-def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
+def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int, str, str]], list[tuple[str, int]]]:
     """Delete the items' chunks with their postings and mentions (no FK cascades there); returns
-    ``(pk, n_terms, item_id)`` per chunk removed and ``(term, chunk_pk)`` of every posting removed (for
-    ``term_stats`` and ``scope_term_stats``)."""
-    removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms, item_id",
-                          (item_ids,)).fetchall()
+    ``(pk, n_terms, scope tenant, scope visibility)`` per chunk removed and ``(term, chunk_pk)`` of every
+    posting removed (for ``term_stats`` and ``scope_term_stats``). A chunk carries the scope it was counted
+    under, so an upsert that moves its item to another tenant or status takes it out of the right one."""
+    removed = cur.execute("DELETE FROM chunks WHERE item_id = ANY(%s) RETURNING pk, n_terms, scope_tenant,"
+                          " scope_visibility", (item_ids,)).fetchall()
     terms: list[tuple[str, int]] = []
     if removed:
         pks = [r[0] for r in removed]
@@ -480,21 +479,15 @@ def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple
     return removed, terms
 
 
-def _item_scopes(cur: psycopg.Cursor, item_ids: list[str]) -> dict[str, tuple[str, str]]:
-    """The statistics scope of each existing item, its row locked (in id order, as every writer locks them)."""
-    rows = cur.execute("SELECT id, tenant, status FROM items WHERE id = ANY(%s) ORDER BY id FOR UPDATE", (item_ids,))
-    return {item_id: scope_of_item(tenant, status) for item_id, tenant, status in rows}
-
-
 def _apply_scope_stats(cur: psycopg.Cursor, added_terms: list[tuple[tuple[str, str], str]],
-                       added_chunks: list[tuple[tuple[str, str], int]], removed: list[tuple[int, int, str]],
-                       removed_terms: list[tuple[str, int]], old_scopes: dict[str, tuple[str, str]]) -> None:
+                       added_chunks: list[tuple[tuple[str, str], int]], removed: list[tuple[int, int, str, str]],
+                       removed_terms: list[tuple[str, int]]) -> None:
     """Move ``scope_stats`` and ``scope_term_stats`` by what this transaction added and removed (same
     transaction as the chunks, so the statistics always equal a recount; rows locked in key order)."""
-    chunk_scope = {pk: old_scopes[item_id] for pk, _, item_id in removed}
+    chunk_scope = {pk: (tenant, vis) for pk, _, tenant, vis in removed}
     chunks, df = scope_deltas(added_terms, added_chunks,
                               [(chunk_scope[pk], t) for t, pk in removed_terms],
-                              [(chunk_scope[pk], n) for pk, n, _ in removed])
+                              [(chunk_scope[pk], n) for pk, n, _, _ in removed])
     if df:
         cur.execute(
             "INSERT INTO scope_term_stats (tenant, visibility, term, df)"

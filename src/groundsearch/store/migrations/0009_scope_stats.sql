@@ -8,6 +8,14 @@
 -- term_stats stay: the keyword leg still reads their list lengths (which lists to read whole) and the
 -- impact reference; they no longer feed any score. Built from the existing tables: no data is lost.
 
+-- Each chunk carries the scope it counts under, so the write that removes it (an upsert that moves its item to
+-- another tenant or status, a delete) takes it out of that scope without reading the item's old row.
+ALTER TABLE chunks ADD COLUMN scope_tenant text, ADD COLUMN scope_visibility text;
+UPDATE chunks c SET scope_tenant = i.tenant,
+                    scope_visibility = CASE WHEN i.status = 'draft' THEN 'draft' ELSE 'public' END
+FROM items i WHERE i.id = c.item_id;
+ALTER TABLE chunks ALTER COLUMN scope_tenant SET NOT NULL, ALTER COLUMN scope_visibility SET NOT NULL;
+
 CREATE TABLE scope_stats (
     tenant     text NOT NULL,
     visibility text NOT NULL,
@@ -16,8 +24,7 @@ CREATE TABLE scope_stats (
     PRIMARY KEY (tenant, visibility)
 );
 INSERT INTO scope_stats (tenant, visibility, n_chunks, n_terms)
-SELECT i.tenant, CASE WHEN i.status = 'draft' THEN 'draft' ELSE 'public' END, count(*), sum(c.n_terms)
-FROM chunks c JOIN items i ON i.id = c.item_id GROUP BY 1, 2;
+SELECT scope_tenant, scope_visibility, count(*), sum(n_terms) FROM chunks GROUP BY 1, 2;
 
 CREATE TABLE scope_term_stats (
     tenant     text NOT NULL,
@@ -29,5 +36,5 @@ CREATE TABLE scope_term_stats (
 -- every-tenant searches (the operator, local mode) sum a term's rows over all scopes
 CREATE INDEX scope_term_stats_term ON scope_term_stats (term);
 INSERT INTO scope_term_stats (tenant, visibility, term, df)
-SELECT i.tenant, CASE WHEN i.status = 'draft' THEN 'draft' ELSE 'public' END, p.term, count(*)
-FROM postings p JOIN chunks c ON c.pk = p.chunk_pk JOIN items i ON i.id = c.item_id GROUP BY 1, 2, 3;
+SELECT c.scope_tenant, c.scope_visibility, p.term, count(*)
+FROM postings p JOIN chunks c ON c.pk = p.chunk_pk GROUP BY 1, 2, 3;
