@@ -38,8 +38,9 @@ def corpus(n: int, seed: int, tenant: str = "", drafts: bool = False, prefix: st
                              text=" ".join(rng.choice(VOCAB, size=int(rng.integers(3, 200)), p=weights)))
                        for j in range(int(rng.integers(1, 3))))
         status = "draft" if drafts and i % 4 == 0 else ("archived" if i % 9 == 5 else "published")
-        out.append(ItemWrite(Item(id=iid, collection="docs", title=f"note {i % 7}", text="\n".join(c.text for c in chunks),
-                                  tenant=tenant, status=status), chunks, None))
+        item = Item(id=iid, collection="docs", title=f"note {i % 7}", text="\n".join(c.text for c in chunks),
+                    tenant=tenant, status=status)
+        out.append(ItemWrite(item, chunks, None))
     return out
 
 

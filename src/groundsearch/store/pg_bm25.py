@@ -2,11 +2,12 @@
 
 Tantivy's BM25 (``tantivy::query::bm25``), which we match term for term:
 
-* ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` with ``N`` and ``df`` over *every* indexed chunk,
-  whatever the filter (filters select results; they do not change collection statistics);
+* ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` with ``N`` and ``df`` over the chunks of the scopes the
+  caller may see — its tenant's, published or also drafts (``keyword_scope.py``, ``scope_stats``) — whatever
+  else the filter narrows (collections, dates and fields select results; they do not change statistics);
 * per term ``idf * (k1 + 1) * tf / (tf + k1 * (1 - b + b * len / avglen))``, summed over the *distinct*
   query terms (the embedded index ORs one term query per distinct term);
-* ``avglen`` is the exact mean number of indexed terms per chunk, but ``len`` is the chunk's length
+* ``avglen`` is the exact mean number of indexed terms per chunk of the chunk's own scope, but ``len`` is the chunk's length
   *quantised* to one byte the way tantivy (and Lucene) store field norms — see :func:`quantize_length`.
 
 Terms come from :func:`groundsearch.store.text.keyword_terms` for chunks and

@@ -105,10 +105,12 @@ def scope_of_item(tenant: str, status: str) -> tuple[str, str]:
     return tenant, DRAFT if status == "draft" else PUBLIC
 
 
-def scope_deltas(added_terms: Sequence[tuple[tuple[str, str], str]], added_chunks: Sequence[tuple[tuple[str, str], int]],
-                 removed_terms: Sequence[tuple[tuple[str, str], str]],
-                 removed_chunks: Sequence[tuple[tuple[str, str], int]],
-                 ) -> tuple[list[tuple[tuple[str, str], tuple[int, int]]], list[tuple[tuple[str, str, str], int]]]:
+Scope = tuple[str, str]  # (encoded tenant, visibility class)
+
+
+def scope_deltas(added_terms: Sequence[tuple[Scope, str]], added_chunks: Sequence[tuple[Scope, int]],
+                 removed_terms: Sequence[tuple[Scope, str]], removed_chunks: Sequence[tuple[Scope, int]],
+                 ) -> tuple[list[tuple[Scope, tuple[int, int]]], list[tuple[tuple[str, str, str], int]]]:
     """Per scope, the change in (chunks, terms), and per (scope, term) the change in df — both sorted by key,
     so concurrent writers lock the rows in one order — from the postings and chunks (with their lengths) a
     write adds and removes."""

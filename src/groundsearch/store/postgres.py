@@ -464,7 +464,8 @@ def refresh_keyword_impacts(dsn: str) -> dict[str, float]:
             return refresh_impacts(conn)
 
 
-def _delete_chunks(cur: psycopg.Cursor, item_ids: list[str]) -> tuple[list[tuple[int, int, str, str]], list[tuple[str, int]]]:
+def _delete_chunks(cur: psycopg.Cursor,
+                   item_ids: list[str]) -> tuple[list[tuple[int, int, str, str]], list[tuple[str, int]]]:
     """Delete the items' chunks with their postings and mentions (no FK cascades there); returns
     ``(pk, n_terms, scope tenant, scope visibility)`` per chunk removed and ``(term, chunk_pk)`` of every
     posting removed (for ``term_stats`` and ``scope_term_stats``). A chunk carries the scope it was counted
@@ -492,7 +493,8 @@ def _apply_scope_stats(cur: psycopg.Cursor, added_terms: list[tuple[tuple[str, s
         cur.execute(
             "INSERT INTO scope_term_stats (tenant, visibility, term, df)"
             " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[]) AS x(t, v, term, d)"
-            " ORDER BY 1, 2, 3 ON CONFLICT (tenant, visibility, term) DO UPDATE SET df = scope_term_stats.df + EXCLUDED.df",
+            " ORDER BY 1, 2, 3 ON CONFLICT (tenant, visibility, term)"
+            " DO UPDATE SET df = scope_term_stats.df + EXCLUDED.df",
             [list(col) for col in zip(*((t, v, term, d) for (t, v, term), d in df))],
         )
     if chunks:

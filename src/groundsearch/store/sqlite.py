@@ -3,7 +3,8 @@ derived from it, all in one data directory::
 
     data_dir/
       store.sqlite3      items, chunks (+ float32 vectors), fields, mentions, entity pairs, change log
-      keyword/           tantivy index + applied.json (last change seq applied)
+      keyword/           tantivy index of the default tenant's public chunks + applied.json (last change
+                         seq applied); keyword/t-*/ one per other tenant and visibility (keyword_scope.py)
       vectors/           HNSW graph + applied.json, only once the store outgrows exact search
 
 Consistency: a write commits to SQLite first (one transaction per ``upsert`` call, all or nothing, with
