@@ -1,12 +1,13 @@
-"""Probe (round 5, no hole found): the keyword leg's dropped filter clauses never drop the tenant wrongly.
+"""Probe (round 5, no hole found): the keyword leg keeps the default tenant and another apart, on one store.
 
-The embedded keyword index leaves out a filter clause that "cannot exclude any indexed document", judged from the
-term dictionary (``keyword_tantivy.inert_clauses``): with one tenant in the index, the tenant clause goes. The
-default tenant's name is the empty string, the first term of the dictionary, so a judgement that read one term too
-few would think a two-tenant index holds only the default tenant and let its searches see the other's items. On a
-fresh store holding exactly the default tenant and one other, each sees only its own items through the keyword
-leg alone, and the operator both. (Checked able to fail: with ``terms_with_prefix(..., limit=1)`` the default
-tenant's search returned the other tenant's item.)
+The default tenant's name is the empty string. Written against the single shared keyword index, where
+``inert_clauses`` drops the tenant clause when the term dictionary's first tenant terms are all the caller's: ``''``
+sorts first, so a judgement reading one term too few would have let the default tenant's searches see the other
+tenant's items (checked then: with ``terms_with_prefix(..., limit=1)`` this test failed). Since d69e9a6 (one
+tantivy index per tenant and visibility class) the partition choice and the tenant clause each keep the tenants
+apart: re-checked on that code, the test fails only when both ignore the tenant (``wanted_partitions`` returning
+every partition and the tenant clause never added), and passes with either one alone. On a fresh store holding
+exactly the default tenant and one other, each sees only its own items through the keyword leg, the operator both.
 """
 
 from __future__ import annotations
