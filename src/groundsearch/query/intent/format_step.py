@@ -4,9 +4,9 @@ The rest of the intent (domains, complexity, horizon) keeps the cascade's whole-
 decided here because it is the field a user sees ignored. Tier 1 (the directive reader) answers when it is
 sure; otherwise the e5 classifier chooses among the formats the lexicon found (or any format, for a
 paraphrase with no format word, or a request in a language tier 1 cannot read). In the tier-1 cases listed
-in ``calibration.overrides`` (those whose blind precision was below the classifier's: today no format word
-found, and a format word read as used) the classifier is asked too, and decides when it disagrees with the
-probability the case's threshold asks for. Tier 3's format or chart kind replaces tier 2's only for the fields listed in ``calibration.llm_wins``, which
+in ``calibration.overrides`` (those whose blind precision the classifier's measured accuracy beats, from the
+probability each names: today a format word read as used, no format word found, a mention, a refusal) the
+classifier is asked too, and decides when it disagrees with the probability the case's threshold asks for. Tier 3's format or chart kind replaces tier 2's only for the fields listed in ``calibration.llm_wins``, which
 the intent eval fills from measurement. Each decision's ``confidence`` is the accuracy its tier measured out of
 sample where it decided (``calibration.json``: tier 1 per case, the classifier per probability bin).
 """
