@@ -58,12 +58,18 @@ def test_a_confident_classifier_overrules_a_sure_tier_one_only_above_the_cases_t
         assert FormatStep(lambda clf=clf: clf, cal).decide(q, read_directive(q))[0].format == want, p
 
 
-def test_a_format_word_after_a_use_preposition_is_never_overruled_to_no_structure():
-    cal = replace(load_calibration(), overrides={"used": 0.5})
+def test_a_format_word_after_a_use_preposition_is_overruled_only_from_the_cases_threshold():
+    cal = replace(load_calibration(), overrides={"used": 0.85})
     q = "summarize the research on sparse retrieval as a table"
     assert read_directive(q).framed
-    decision, _ = FormatStep(lambda: FixedClassifier({"default": 1.0}), cal).decide(q, read_directive(q))
+    decision, _ = FormatStep(lambda: FixedClassifier({"default": 0.8, "table": 0.2}), cal).decide(q, read_directive(q))
     assert (decision.format, decision.tier) == ("table", "rules")
+    # a topic read as framed ("the chapter on charts", "nel grafico della documentazione"): a classifier sure it
+    # asks for nothing decides, as in any other "used" reading
+    q = "I skimmed the guide, the section on tables too: which embedder does it ship with?"
+    assert read_directive(q).framed and read_directive(q).format == "table"
+    decision, _ = FormatStep(lambda: FixedClassifier({"default": 0.97, "table": 0.03}), cal).decide(q, read_directive(q))
+    assert (decision.format, decision.tier) == ("default", "classifier")
     # ... but may say which structure: "sous forme de graphe" next to the links between papers is a network
     q = "montre les liens entre les articles sur les rerankers sous forme de graphe"
     decision, _ = FormatStep(lambda: FixedClassifier({"graph": 1.0}), cal).decide(q, read_directive(q))

@@ -42,7 +42,7 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep
+from ..query.intent.format_step import FormatStep, contrasted
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "score"]
 
@@ -131,6 +131,7 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
             alone.append((FORMATS[int(np.argmax(p))], None))
             report["rows"].append({"split": held, "query": r["query"], "format": r["format"],
                                    "evidence": d.evidence, "sure": d.sure, "rules": d.format, "framed": d.framed,
+                                   "contrasted": contrasted(d),
                                    "question": d.question,
                                    "candidates": list(d.candidates), "cascade": decision.format,
                                    "p": [round(float(x), 4) for x in p]})
@@ -139,20 +140,20 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
     return report
 
 
-def _overrules(rules: str, p: np.ndarray, threshold: float, framed: bool, asks: bool = False) -> bool:
+def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False) -> bool:
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
     question with no format word, which the classifier never overrules)."""
     fmt = FORMATS[int(np.argmax(p))]
-    return fmt != rules and float(p.max()) >= threshold and not (framed and fmt == "default") and not asks
+    return fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
 
 
 def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool]]) -> dict[str, dict[float, list[int]]]:
     """Per tier-1 case and threshold: [classifier right, tier 1 right] where a sure tier 1 was contradicted."""
     out: dict[str, dict[float, list[int]]] = defaultdict(lambda: {t: [0, 0] for t in THRESHOLDS})
-    for evidence, rules, gold, p, framed, asks in readings:
+    for evidence, rules, gold, p, contrast, asks in readings:
         fmt, counts = FORMATS[int(np.argmax(p))], out[evidence]  # a case is listed even if never contradicted
         for t in THRESHOLDS:
-            if _overrules(rules, p, t, framed, asks):
+            if _overrules(rules, p, t, contrast, asks):
                 counts[t][0] += fmt == gold
                 counts[t][1] += rules == gold
     return out
@@ -323,6 +324,7 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
     for b in blind_tier1():
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
+                    "contrasted": row["contrasted"],
                     "asks": b["evidence"] == "none" and row["question"]})
     return out
 
@@ -330,9 +332,9 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
 def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: str | None
                    ) -> list[tuple[str, str, str, np.ndarray, bool, bool]]:
     """What ``calibrate`` chooses overrides from, less the split ``leave`` (its blind and its in-sample rows)."""
-    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["framed"], b["asks"]) for b in blind
+    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"]) for b in blind
            if b["sure"] and b["split"] != leave]
-    out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["framed"],
+    out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["contrasted"],
              r["evidence"] == "none" and r["question"]) for r in report["rows"] if r["sure"] and r["split"] != leave]
     return out
 
@@ -356,7 +358,7 @@ def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread:
     if not sure:
         fmt, _ = restrict(p, candidates)
         subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
-    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["framed"], b["asks"]):
+    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["contrasted"], b["asks"]):
         fmt, subtype, tier = FORMATS[int(np.argmax(p))], None, "classifier"
     if fmt == "chart" and subtype is None:
         subtype = subtype_from_cues(fold(b["query"]))
