@@ -18,6 +18,7 @@ case to the accuracy it measured on the dev split.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -295,7 +296,7 @@ def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
     return tuple(tokens[i:i + len(phrase)]) == phrase
 
 
-def _latin_terms(text: str, folded: str, idx: _Index, foreign: bool = False) -> list[Term]:
+def _latin_terms(text: str, folded: str, idx: _Index, foreign: Callable[[list[str]], bool] = lambda _: False) -> list[Term]:
     matches = list(_TOKEN.finditer(folded))
     tokens = [m.group() for m in matches]
     hits: list[tuple[int, int, str]] = []  # (start token, end token, kind)
@@ -320,7 +321,7 @@ def _latin_terms(text: str, folded: str, idx: _Index, foreign: bool = False) -> 
                 break
         if found and found[2] == "chart":
             found = _kind_after(tokens, found)
-        if found and found[2] == "chart" and not foreign:
+        if found and found[2] == "chart" and not foreign(tokens):
             # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
             # (a rule of the nine languages' word order: in another, the word before is a verb or a negation,
             # "jangan pakai diagram", "inget diagram")
@@ -350,7 +351,7 @@ def _latin_terms(text: str, folded: str, idx: _Index, foreign: bool = False) -> 
         if kind == "mention" or _names_group(tokens, end) or _painting(kind, tokens, matches, text, folded, end):
             out.append(Term(kind, words, "mentioned", matches[start].start()))
             continue
-        if foreign:
+        if foreign(tokens):
             # tier 1 reads no grammar of a language outside the nine but its words for "no" and "without":
             # one right before or after the format word refuses it; any other word is a candidate
             out.append(Term(kind, words, "refused" if _foreign_refusal(tokens, start, end) else "bare",
@@ -922,6 +923,8 @@ def own_lines(query: str) -> str:
 # a language whose format words tier 1 knows few or none of: finding none there proves nothing.
 _NINE_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzàáâãäçèéêëìíîïñòóôõöùúûüÿßœæ")
 _HAN_KANA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+# a lower-case letter in neither the nine alphabets nor Chinese or Japanese script
+_OUTSIDE_LETTER = re.compile(r"[^\W\d_a-zàáâãäçèéêëìíîïñòóôõöùúûüÿßœæ\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 # Common words of the seven Latin-script languages of the nine: a request of three words or more with none of
 # them is in another language written in the same letters (Indonesian, Finnish, Swahili, Tagalog …).
 _NINE_COMMON = frozenset("""a an the of in on for to and or with by from is are be was what which who how me my
@@ -946,8 +949,10 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def _outside_letters(text: str) -> bool:
     """Two words with a letter outside the nine languages' alphabets (a lone symbol, "PanGu-Σ", is a name)."""
-    return sum(len(word) > 1 and any(ch.lower() not in _NINE_LETTERS and not _HAN_KANA.match(ch) for ch in word)
-               for word in _WORD.findall(text)) >= 2
+    lower = text.lower()
+    if _OUTSIDE_LETTER.search(lower) is None:
+        return False  # the common case, in one pass
+    return sum(len(word) > 1 and _OUTSIDE_LETTER.search(word) is not None for word in _WORD.findall(lower)) >= 2
 
 
 def unread_language(text: str) -> bool:
@@ -983,14 +988,14 @@ _FOREIGN_MARKERS = frozenset("""yang dan untuk dengan saja jangan tolong buatkan
     kwa tafadhali bila onyesha asseblief wys sonder vir palun ainult ilma ludzu""".split())
 
 
-def foreign_latin(text: str, folded: str) -> bool:
+def foreign_latin(text: str, folded: str, tokens: list[str] | None = None) -> bool:
     """A request in Latin letters of a language outside the nine, which tier 1 reads no grammar of: two of its
     function words (``_FOREIGN_MARKERS``), or, with no Polish word tier 1 reads, two words in letters outside the
     nine's alphabets. (Not "no common word": terse requests of the nine, "Streudiagramm Rang gegen Datum", have
     none.)"""
     if _HAN_KANA.search(text) or _CJK.search(text):
         return False  # other scripts have their own readers (a Russian or Korean lexicon, or bare candidates)
-    toks = set(_TOKEN.findall(folded))
+    toks = set(_TOKEN.findall(folded) if tokens is None else tokens)
     if len(toks & _FOREIGN_MARKERS) >= 2:
         return True
     return _outside_letters(text) and toks.isdisjoint(_POLISH)
@@ -1053,11 +1058,17 @@ def _replaced(terms: list[Term], folded: str) -> list[Term]:
 
 
 def _read(text: str, folded: str, idx: _Index) -> Directive:
-    foreign = foreign_latin(text, folded)
+    memo: list[bool] = []
+
+    def foreign(tokens: list[str] | None = None) -> bool:  # asked only of a request with a format word
+        if not memo:
+            memo.append(foreign_latin(text, folded, tokens))
+        return memo[0]
+
     terms = _latin_terms(text, folded, idx, foreign)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
-    if foreign or _UNREAD_SCRIPT.search(folded):
+    if terms and (_UNREAD_SCRIPT.search(folded) or foreign()):
         terms = _replaced(sorted(terms, key=lambda t: t.at), folded)
     used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
