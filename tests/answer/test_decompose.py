@@ -117,3 +117,10 @@ def test_a_relation_is_covered_by_the_words_that_state_it(term: str, word: str) 
     from groundsearch.store.text import analyze
     assert covered(analyze(term)[0], frozenset(analyze(f"it was {word} then")))
     assert not covered(analyze(term)[0], frozenset(analyze("it was sold then")))
+
+
+def test_a_description_starts_at_a_word_start() -> None:
+    # not "i[n birth place of]": without a word boundary the description began inside "in" and the rewrite
+    # kept its first letter ("the main airport iKestavia")
+    assert decompose._rewrite("What is the main airport in birth place of Anton Brask?", "Anton Brask",
+                              "Kestavia") == "What is the main airport in Kestavia?"

@@ -46,7 +46,7 @@ def about(title: str, bridge: str) -> bool:
 # nest: "the composer of ANCHOR", "ANCHOR's city of birth", "the state where ANCHOR is located", "the
 # musician who performed ANCHOR". A noun of
 # the description is any lower-case word but the joints of the sentence around it.
-_WORD = r"(?!(?:of|the|a|an|in|on|at|to|is|was|are|were|did|does|do|has|had|where|which|that|who|whom|whose)\b)[a-z][\w-]*"
+_WORD = r"\b(?!(?:of|the|a|an|in|on|at|to|is|was|are|were|did|does|do|has|had|where|which|that|who|whom|whose)\b)[a-z][\w-]*"
 _OF_ANCHOR = rf"(?:the\s+)?(?:{_WORD}\s+){{1,3}}of\s+(?:the\s+)?$"
 _IN_CLAUSE = (rf"(?:the\s+)?{_WORD}\s+(?:where|which|that|who|in\s+which)\s+"
               rf"(?:(?:the\s+)?(?:{_WORD}\s+){{1,2}}of\s+|{_WORD}\s+)?(?:the\s+)?$")
