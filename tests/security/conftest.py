@@ -6,13 +6,15 @@ The hash embedder keeps ingest fast: these tests check who may see and change wh
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
+import numpy as np
 import pytest
 
 from groundsearch.engine import Engine
@@ -97,6 +99,60 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     keys = KeyStore(tmp / "keys.json")
     with engine, serve(create_app(engine, engine.settings, keys=keys)) as url:
         yield Server(url, engine, keys, tmp)
+
+
+class GatedEmbedder:
+    """The hash embedder, but batch ``hold_at`` waits for ``release``: an ingest job is provably mid-file."""
+
+    def __init__(self, inner: Any, hold_at: int) -> None:
+        self.inner, self.dim, self.model_id = inner, inner.dim, inner.model_id
+        self.hold_at, self.calls = hold_at, 0
+        self.holding, self.release = threading.Event(), threading.Event()
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        if self.calls == self.hold_at:
+            self.holding.set()
+            assert self.release.wait(60), "the test never released the embedder"
+        return self.inner.embed_passages(texts)
+
+
+class Gated(NamedTuple):
+    url: str
+    keys: KeyStore | None  # None: local mode
+    embedder: GatedEmbedder
+
+
+@contextmanager
+def gated_server(tmp: Path, *, keyed: bool = False, hold_at: int = 2, **api: Any) -> Iterator[Gated]:
+    """A real server whose embedder holds batch ``hold_at`` (0: never), with API keys when ``keyed`` (local mode
+    otherwise) and ``api`` settings over the defaults; the embedder is released when the server stops."""
+    from groundsearch.models.factory import build_embedder
+    from groundsearch.store.sqlite import SQLiteStore  # after the embedder import (see tests/api/live.py)
+
+    config = tmp / "groundsearch.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    settings = load_settings(config, env={}, data_dir=str(tmp / "data"), embedder="hash")
+    settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": not keyed, **api})})
+    embedder = GatedEmbedder(build_embedder(settings), hold_at=hold_at)
+    engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
+    keys = KeyStore(tmp / "keys.json") if keyed else None
+    try:
+        with engine, serve(create_app(engine, keys=keys)) as url:
+            yield Gated(url, keys, embedder)
+    finally:
+        embedder.release.set()
+
+
+@pytest.fixture
+def held(tmp_path: Path) -> Iterator[Gated]:
+    """A keyed server whose embedder holds the second batch: the first big upload stays mid-file, and later
+    uploads stay queued behind it."""
+    with gated_server(tmp_path, keyed=True) as served:
+        yield served
 
 
 def chat(client: httpx.Client, message: str, **body: Any) -> dict[str, Any]:

@@ -6,51 +6,24 @@ must not become a switch one tenant's editor flips to refuse everybody else's up
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
-import pytest
 
-from groundsearch.engine import Engine
-from groundsearch.interfaces.api import create_app
-from groundsearch.interfaces.api.auth import KeyStore
 from groundsearch.interfaces.api.routes_jobs import MAX_QUEUED
-from groundsearch.settings import load_settings
-from tests.api.live import serve
 
-from .test_uploads import GatedEmbedder, big_markdown, wait_job
-
-
-@pytest.fixture
-def held(tmp_path: Path) -> Iterator[tuple[str, KeyStore, GatedEmbedder]]:
-    """A keyed server whose embedder holds the first big upload mid-file, so later uploads stay queued."""
-    from groundsearch.models.factory import build_embedder
-    from groundsearch.store.sqlite import SQLiteStore
-
-    config = tmp_path / "groundsearch.toml"
-    config.write_text('[collections.docs]\nkind = "documents"\n', encoding="utf-8")
-    settings = load_settings(config, env={}, data_dir=str(tmp_path / "data"), embedder="hash")
-    settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": False})})
-    embedder = GatedEmbedder(build_embedder(settings), hold_at=2)
-    engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
-    keys = KeyStore(tmp_path / "keys.json")
-    try:
-        with engine, serve(create_app(engine, keys=keys)) as url:
-            yield url, keys, embedder
-    finally:
-        embedder.release.set()
+from .conftest import Gated
+from .test_uploads import big_markdown, wait_job
 
 
 def _upload(c: httpx.Client, name: str, body: bytes) -> httpx.Response:
     return c.post("/api/items", params={"background": "true"}, files={"file": (name, body, "text/markdown")})
 
 
-def test_attack_one_tenant_cannot_fill_the_queue_for_everyone(held: tuple[str, KeyStore, GatedEmbedder]) -> None:
+def test_attack_one_tenant_cannot_fill_the_queue_for_everyone(held: Gated) -> None:
     """Tenant B's editor holds the worker with one big file and queues as many uploads as it is let; tenant A's
     upload must still be accepted. Before the fix the queue bound was global: B's 16 queued files made A's
     upload a 429 ("16 uploads are already waiting")."""
     url, keys, embedder = held
+    assert keys is not None
     b = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="flood-b")[1]})
     a = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="quiet-a")[1]})
     with a, b:

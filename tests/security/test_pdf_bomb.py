@@ -18,7 +18,8 @@ from pathlib import Path
 
 import httpx
 
-from .test_uploads import gated_server, wait_job
+from .conftest import gated_server
+from .test_uploads import wait_job
 
 PAGES = 120
 SPACES = 5_000_000
@@ -60,7 +61,7 @@ def one_page_seconds(tmp_path: Path) -> float:
 def test_attack_a_pdf_bomb_stops_at_the_time_budget_not_after_the_parse(tmp_path: Path) -> None:
     page = one_page_seconds(tmp_path)
     budget = 1.0
-    with gated_server(tmp_path, upload_timeout_s=budget) as (url, embedder), \
+    with gated_server(tmp_path, upload_timeout_s=budget) as (url, _, embedder), \
             httpx.Client(base_url=url, timeout=30) as c:
         embedder.release.set()  # the embedder is not what this test holds up
         started = time.monotonic()

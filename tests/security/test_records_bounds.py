@@ -12,45 +12,20 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from groundsearch.engine import Engine
-from groundsearch.interfaces.api import create_app
 from groundsearch.interfaces.api.auth import KeyStore
-from groundsearch.settings import load_settings
-from tests.api.live import serve
 
-from .conftest import CONFIG
-from .test_uploads import GatedEmbedder, big_markdown, wait_job
+from .conftest import Gated, gated_server
+from .test_uploads import big_markdown, wait_job
 
 
-def _server(tmp: Path, hold_at: int, **api: Any) -> Any:
-    from contextlib import contextmanager
-
-    from groundsearch.models.factory import build_embedder
-    from groundsearch.store.sqlite import SQLiteStore
-
-    @contextmanager
-    def served() -> Iterator[tuple[str, KeyStore, GatedEmbedder]]:
-        config = tmp / "groundsearch.toml"
-        config.write_text(CONFIG, encoding="utf-8")
-        settings = load_settings(config, env={}, data_dir=str(tmp / "data"), embedder="hash")
-        settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": False, **api})})
-        embedder = GatedEmbedder(build_embedder(settings), hold_at=hold_at)
-        engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
-        keys = KeyStore(tmp / "keys.json")
-        try:
-            with engine, serve(create_app(engine, keys=keys)) as url:
-                yield url, keys, embedder
-        finally:
-            embedder.release.set()
-
-    return served()
+def editor(keys: KeyStore | None, tenant: str) -> str:
+    assert keys is not None
+    return keys.create("editor", tenant=tenant)[1]
 
 
 def _records(word: str, n: int, chars: int = 200) -> dict[str, Any]:
@@ -60,14 +35,9 @@ def _records(word: str, n: int, chars: int = 200) -> dict[str, Any]:
          "notes": (sentence * (chars // len(sentence) + 1))[:chars]} for i in range(n)]}
 
 
-@pytest.fixture
-def held(tmp_path: Path) -> Iterator[tuple[str, KeyStore, GatedEmbedder]]:
-    with _server(tmp_path, hold_at=2) as served:
-        yield served
-
-
-def test_attack_records_wait_for_the_ingest_worker_like_any_upload(held: tuple[str, KeyStore, GatedEmbedder]) -> None:
+def test_attack_records_wait_for_the_ingest_worker_like_any_upload(held: Gated) -> None:
     url, keys, embedder = held
+    assert keys is not None
     a = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {keys.create('editor', tenant='rb-a')[1]}"},
                      timeout=60)
     b = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {keys.create('editor', tenant='rb-b')[1]}"},
@@ -98,8 +68,8 @@ def test_attack_records_wait_for_the_ingest_worker_like_any_upload(held: tuple[s
 
 def test_attack_records_are_held_to_the_chunk_limit(tmp_path: Path) -> None:
     """Five records of 1,500 characters are 15 chunks' worth; an upload here may have 3."""
-    with _server(tmp_path, hold_at=0, upload_max_chunks=3) as (url, keys, _), \
-            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {keys.create('editor', tenant='rb-c')[1]}"},
+    with gated_server(tmp_path, keyed=True, hold_at=0, upload_max_chunks=3) as (url, keys, _), \
+            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {editor(keys, 'rb-c')}"},
                          timeout=60) as c:
         r = c.post("/api/items/records", json=_records("tallow", 5, chars=1_500))
         assert r.status_code == 400, r.text

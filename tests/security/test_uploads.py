@@ -9,23 +9,15 @@ fast the machine is: the polling deadlines are liveness bounds, far above the me
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 import pytest
 
-from groundsearch.engine import Engine
-from groundsearch.interfaces.api import create_app
-from groundsearch.settings import load_settings
-from tests.api.live import serve
-
-from .conftest import Server
+from .conftest import Gated, Server, gated_server
 
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -135,54 +127,18 @@ def test_a_job_is_visible_to_its_tenant_only(server: Server) -> None:
             assert cv.delete(f"/api/jobs/{job_id}").status_code == 403
 
 
-# ---- cancellation: an embedder that holds its second batch until the test lets it go --------------------------
-
-
-class GatedEmbedder:
-    """The hash embedder, but batch ``hold_at`` waits for ``release``: the job is provably mid-file."""
-
-    def __init__(self, inner: Any, hold_at: int) -> None:
-        self.inner, self.dim, self.model_id = inner, inner.dim, inner.model_id
-        self.hold_at, self.calls = hold_at, 0
-        self.holding, self.release = threading.Event(), threading.Event()
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self.inner.embed_queries(texts)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls += 1
-        if self.calls == self.hold_at:
-            self.holding.set()
-            assert self.release.wait(60), "the test never released the embedder"
-        return self.inner.embed_passages(texts)
-
-
-@contextmanager
-def gated_server(tmp_path: Path, **api: Any) -> Iterator[tuple[str, GatedEmbedder]]:
-    from groundsearch.models.factory import build_embedder
-    from groundsearch.store.sqlite import SQLiteStore
-
-    config = tmp_path / "groundsearch.toml"
-    config.write_text('[collections.docs]\nkind = "documents"\n', encoding="utf-8")
-    settings = load_settings(config, env={}, data_dir=str(tmp_path / "data"), embedder="hash")
-    settings = settings.model_copy(update={"api": settings.api.model_copy(update=api)})
-    embedder = GatedEmbedder(build_embedder(settings), hold_at=2)
-    engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
-    try:
-        with engine, serve(create_app(engine)) as url:
-            yield url, embedder
-    finally:
-        embedder.release.set()
+# ---- cancellation: an embedder that holds its second batch until the test lets it go (conftest.gated_server) --
 
 
 @pytest.fixture
-def gated(tmp_path: Path) -> Iterator[tuple[str, GatedEmbedder]]:
+def gated(tmp_path: Path) -> Iterator[Gated]:
+    """Local mode: uploads without keys."""
     with gated_server(tmp_path) as served:
         yield served
 
 
-def test_deleting_a_running_job_stops_it_and_writes_nothing(gated: tuple[str, GatedEmbedder]) -> None:
-    url, embedder = gated
+def test_deleting_a_running_job_stops_it_and_writes_nothing(gated: Gated) -> None:
+    url, _, embedder = gated
     with httpx.Client(base_url=url, timeout=30) as c:
         r = c.post("/api/items", params={"background": "true"},
                    files={"file": ("cancel-me.md", big_markdown(150_000, "vexillum"), "text/markdown")})
@@ -204,8 +160,8 @@ def test_deleting_a_running_job_stops_it_and_writes_nothing(gated: tuple[str, Ga
         assert c.post("/api/search", json={"query": "vexillum calibration"}).json()["results"]
 
 
-def test_a_client_that_hangs_up_cancels_its_synchronous_upload(gated: tuple[str, GatedEmbedder]) -> None:
-    url, embedder = gated
+def test_a_client_that_hangs_up_cancels_its_synchronous_upload(gated: Gated) -> None:
+    url, _, embedder = gated
     doc = big_markdown(60_000, "plumbago")  # small enough to be answered synchronously
     with pytest.raises(httpx.ReadTimeout), httpx.Client(base_url=url, timeout=httpx.Timeout(30, read=1.0)) as c:
         c.post("/api/items", files={"file": ("hang-up.md", doc, "text/markdown")})
@@ -227,7 +183,7 @@ def test_a_client_that_hangs_up_cancels_its_synchronous_upload(gated: tuple[str,
 
 def test_a_job_over_its_time_budget_stops_and_writes_nothing(tmp_path: Path) -> None:
     budget = 0.5
-    with gated_server(tmp_path, upload_timeout_s=budget) as (url, embedder), \
+    with gated_server(tmp_path, upload_timeout_s=budget) as (url, _, embedder), \
             httpx.Client(base_url=url, timeout=30) as c:
         r = c.post("/api/items", params={"background": "true"},
                    files={"file": ("slow.md", big_markdown(150_000, "gallimaufry"), "text/markdown")})
