@@ -24,7 +24,7 @@ from ...errors import ConfigError
 from ...settings import Settings
 from .auth import KeyStore, keys_path
 from .deps import ApiState
-from .errors import ErrorBody, error_response, install_error_handlers
+from .errors import BodyTooLarge, ErrorBody, error_response, install_error_handlers
 from .ratelimit import RateLimiter
 from .routes_curation import router as curation_router
 from .routes_items import UPLOAD_MAX_BYTES
@@ -53,10 +53,12 @@ _ERRORS = {
 
 
 class BodyLimit:
-    """Reject bodies over the limit before they reach the app (Content-Length, or by buffering a chunked body).
+    """Reject bodies over the limit before they reach the app: by ``Content-Length`` at once, and a chunked body
+    as it streams (the app's ``receive`` raises :class:`BodyTooLarge` when the count passes the limit).
 
-    Runs outside FastAPI so an oversized body never reaches the JSON parser. Uploads to ``/api/items`` get
-    their own, larger limit.
+    Nothing is buffered here: the route's key, role and budget are checked before the app reads a byte
+    (deps.AdmittedRoute). Buffering a chunked body here, up to 32 MiB for an upload, held it in memory before
+    anyone knew who sent it. Uploads to ``/api/items`` get their own, larger limit.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int, upload_bytes: int) -> None:
@@ -74,34 +76,16 @@ class BodyLimit:
                                       {"max_bytes": limit})
             await response(scope, receive, send)
             return
-        if declared is None and scope["method"] in ("POST", "PUT", "PATCH"):
-            # Chunked body of unknown size: buffer it up to the limit, so an oversized one still gets a clean 413
-            # instead of failing inside the JSON parser.
-            original = receive
-            chunks: list[bytes] = []
-            size, more = 0, True
-            while more:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return  # the client went away
-                chunks.append(message.get("body", b""))
-                size += len(chunks[-1])
-                more = message.get("more_body", False)
+        size = 0
+
+        async def counted() -> Message:
+            nonlocal size
+            message = await receive()
+            if message["type"] == "http.request":
+                size += len(message.get("body", b""))
                 if size > limit:
-                    response = error_response(413, "PAYLOAD_TOO_LARGE", f"the request body exceeds {limit} bytes",
-                                              {"max_bytes": limit})
-                    await response(scope, receive, send)
-                    return
-            body, replayed = b"".join(chunks), False
-
-            async def replay() -> Message:
-                nonlocal replayed
-                if replayed:
-                    return await original()
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-
-            receive = replay
+                    raise BodyTooLarge(limit)
+            return message
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -110,7 +94,7 @@ class BodyLimit:
                     headers.append((b"x-request-id", scope["state"]["request_id"].encode()))
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        await self.app(scope, counted, send_with_id)
 
 
 def is_loopback_name(host: str) -> bool:

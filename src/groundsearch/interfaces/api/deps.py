@@ -1,11 +1,20 @@
-"""Per-app state and the request dependencies: who is calling, may they, and have they budget left."""
+"""Per-app state and the request dependencies: who is calling, may they, and have they budget left.
+
+Those checks run before the request's body is read (:class:`AdmittedRoute`): FastAPI reads and parses a route's
+body before it solves the route's dependencies, so with the checks as plain dependencies an anonymous client, a
+forged key, a viewer or an editor over its budget each had the server read a whole upload (32 MiB, spooled to
+disk) before the 401/403/429 (tests/security/test_upload_admission.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
-from fastapi import Request
+from fastapi import APIRouter, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.routing import APIRoute
 
 from ...engine import Engine
 from ...scope import caller_scope
@@ -13,7 +22,9 @@ from ...settings import Settings
 from .auth import LOCAL_PRINCIPAL, KeyStore, Principal, Role
 from .ratelimit import Bucket, RateLimiter
 
-__all__ = ["ApiState", "principal", "requires", "state"]
+__all__ = ["AdmittedRoute", "ApiState", "Requirement", "api_router", "principal", "requires", "state"]
+
+_ADMITTED = "gs_admitted"  # scope["state"] entry: (the requirement checked, its principal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,25 +55,63 @@ def principal(request: Request) -> Principal:
     return s.keys.authenticate(_presented_key(request))
 
 
-def requires(role: Role, bucket: Bucket | None = None) -> Callable[[Request], Principal]:
+class Requirement:
     """A dependency: authenticate, check ``role``, and count the request against ``bucket`` if given.
 
     In local mode the rate-limit key is the client address, so a runaway script still cannot starve the page.
-    With keys, the tenant's budget is counted too: its admin mints and rotates keys at will.
+    With keys, the tenant's budget is counted too: its admin mints and rotates keys at will. On an
+    :class:`AdmittedRoute` the check has already run, before the body was read, and is not counted twice.
     """
 
-    def dependency(request: Request) -> Principal:
+    def __init__(self, role: Role, bucket: Bucket | None) -> None:
+        self.role, self.bucket = role, bucket
+
+    def admit(self, request: Request) -> Principal:
         who = principal(request)
-        who.require(role)
-        if bucket is not None:
+        who.require(self.role)
+        if self.bucket is not None:
             if state(request).keys is not None:
-                state(request).limiter.check(bucket, who.key_id, caller_scope(who.tenant))
+                state(request).limiter.check(self.bucket, who.key_id, caller_scope(who.tenant))
             else:
-                state(request).limiter.check(bucket, f"local:{_client(request)}")
+                state(request).limiter.check(self.bucket, f"local:{_client(request)}")
+        request.scope.setdefault("state", {})[_ADMITTED] = (self, who)
         return who
 
-    dependency.__name__ = f"requires_{role}" + (f"_{bucket}" if bucket else "")
-    return dependency
+    def __call__(self, request: Request) -> Principal:
+        admitted = request.scope.get("state", {}).get(_ADMITTED)
+        if admitted is not None and admitted[0] is self:
+            return admitted[1]
+        return self.admit(request)
+
+    def __repr__(self) -> str:
+        return f"requires({self.role!r}" + (f", {self.bucket!r})" if self.bucket else ")")
+
+
+def requires(role: Role, bucket: Bucket | None = None) -> Requirement:
+    return Requirement(role, bucket)
+
+
+class AdmittedRoute(APIRoute):
+    """A route whose :class:`Requirement` runs before FastAPI reads the body: a request refused for its key, role
+    or budget is answered with the body unread (the body limit then counts what is read, as it streams)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        gates = [d.call for d in self.dependant.dependencies if isinstance(d.call, Requirement)]
+        if not gates:
+            return handler
+        gate = gates[0]
+
+        async def admitted(request: Request) -> Response:
+            await run_in_threadpool(gate.admit, request)  # the keys file and Redis are blocking I/O
+            return await handler(request)
+
+        return admitted
+
+
+def api_router(**options: Any) -> APIRouter:
+    """The router every ``/api`` module uses: its routes are :class:`AdmittedRoute` s."""
+    return APIRouter(prefix="/api", route_class=AdmittedRoute, **options)
 
 
 def _client(request: Request) -> str:

@@ -33,7 +33,8 @@ from ...errors import (
 )
 from ...store.index_check import is_panic
 
-__all__ = ["ErrorBody", "ErrorDetail", "PanicGuard", "error_response", "install_error_handlers", "status_for"]
+__all__ = ["BodyTooLarge", "ErrorBody", "ErrorDetail", "PanicGuard", "error_response", "install_error_handlers",
+           "status_for"]
 
 log = logging.getLogger("groundsearch.api")
 
@@ -53,6 +54,15 @@ class ErrorBody(BaseModel):
 _HTTP_CODES = {400: "VALIDATION_FAILED", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND",
                405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE",
                429: "RATE_LIMITED", 503: "UNAVAILABLE"}
+
+
+class BodyTooLarge(StarletteHTTPException):
+    """Raised by the body limit's ``receive`` the moment a streamed body passes the limit. An HTTP exception, so
+    FastAPI's body reader passes it on (it turns any other failure into its generic 400)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body exceeds {limit} bytes")
+        self.details = {"max_bytes": limit}
 
 
 def status_for(exc: GroundsearchError) -> int:
@@ -187,7 +197,7 @@ def install_error_handlers(app: Any) -> None:
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
         message = exc.detail if isinstance(exc.detail, str) else code.lower().replace("_", " ")
-        details: dict[str, Any] = {}
+        details: dict[str, Any] = dict(exc.details) if isinstance(exc, BodyTooLarge) else {}
         if exc.status_code == 400:  # FastAPI's body parser: it turns every parse failure into one bare 400
             message, details = body_error(exc)
         return error_response(exc.status_code, code, message, details, headers=getattr(exc, "headers", None))

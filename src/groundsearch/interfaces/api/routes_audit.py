@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ...scope import caller_scope
 from .auth import Principal
-from .deps import requires, state
+from .deps import api_router, requires, state
 
 __all__ = ["MAX_URLS", "router"]
 
-router = APIRouter(prefix="/api")
+router = api_router()
 
 MAX_URLS = 20  # each may cost one 3 s timeout; the checks run in parallel, so one request stays bounded
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
@@ -21,12 +21,12 @@ from ...assistant.turn import fold_chat, forget, history, run_turn
 from ...scope import caller_scope
 from ...types import MAX_QUERY_CHARS
 from .auth import Principal
-from .deps import requires, state
+from .deps import api_router, requires, state
 from .sse import first_event, sse_events, stream_responses
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api", tags=["chat"])
+router = api_router(tags=["chat"])
 
 
 class ChatBody(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Depends, Query, Request
 from pydantic import BaseModel
 
 from ...curation import DEFAULT_HORIZON_DAYS, browse_items, trending_topics
@@ -14,12 +14,12 @@ from ...query.browse import BrowseSort
 from ...query.filters import build_filter, parse_filter_args
 from ...query.trending import TrendMode
 from .auth import Principal
-from .deps import requires, state
+from .deps import api_router, requires, state
 from .models import clamp
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api", tags=["curation"])
+router = api_router(tags=["curation"])
 
 
 class WindowOut(BaseModel):

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request, Response
+from fastapi import Depends, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from .auth import Principal
-from .deps import requires, state
+from .deps import api_router, requires, state
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api")
+router = api_router()
 
 
 class FeedbackIn(BaseModel):

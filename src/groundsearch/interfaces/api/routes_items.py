@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import Depends, File, Form, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from ...errors import InvalidInput, NotFound
 from ...types import Item, SearchFilter
 from .auth import Principal, marks_left
-from .deps import requires, state
+from .deps import api_router, requires, state
 from .routes_jobs import JobOut, new_job, run_upload
 from .models import (
     IngestOut,
@@ -43,7 +43,7 @@ from .models import (
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api")
+router = api_router()
 log = logging.getLogger("groundsearch.api")
 
 UPLOAD_MAX_BYTES = 32 * 1024 * 1024  # a large PDF; anything bigger belongs in `groundsearch ingest`
@@ -98,12 +98,13 @@ async def ingest_file(
     file: Annotated[UploadFile, File(description="a document (md, txt, html, pdf) or records (json, jsonl, csv)")],
     collection: Annotated[str | None, Form(max_length=100)] = None,
     background: bool = False,
-    who: Principal = Depends(requires("editor")),
+    who: Principal = Depends(requires("editor", "ingest")),
 ) -> IngestOut | JSONResponse:
     """Ingest one uploaded file. Idempotent: uploading the same file again changes nothing.
 
     Files up to ``api.upload_sync_max_bytes`` are answered here (200, the ingest report); larger ones, or any with
-    ``?background=true``, return 202 and a job to poll at ``GET /api/jobs/{id}`` (see routes_jobs)."""
+    ``?background=true``, return 202 and a job to poll at ``GET /api/jobs/{id}`` (see routes_jobs). The key, role
+    and ``api.ingest_per_minute`` budget are checked before the body is read (deps.AdmittedRoute)."""
     raw_name = Path(file.filename or "").name
     if len(raw_name) > MAX_NAME_CHARS:
         raise InvalidInput(f"the file name has {len(raw_name)} characters; a file name may have at most "
@@ -125,7 +126,7 @@ async def ingest_file(
 
 @router.post("/items/records", response_model=IngestOut, tags=["items"])
 async def ingest_records(request: Request, body: RecordsIn,
-                         who: Principal = Depends(requires("editor"))) -> IngestOut | JSONResponse:
+                         who: Principal = Depends(requires("editor", "ingest"))) -> IngestOut | JSONResponse:
     """Ingest JSON records into a records collection (fields as configured for it).
 
     The records are one upload like a file's: a job on the ingest worker, with its queue, chunk limit, time

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
@@ -36,12 +36,12 @@ from ...errors import GroundsearchError, IngestError, IngestStopped, NotFound, R
 from ...ingest.pipeline import IngestLimits
 from ...settings import Settings
 from .auth import Principal
-from .deps import requires
+from .deps import api_router, requires
 from .models import IngestOut
 
 __all__ = ["Job", "JobOut", "JobRunner", "router"]
 
-router = APIRouter(prefix="/api")
+router = api_router()
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 KEEP = 200  # finished jobs remembered for status polls

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
@@ -14,13 +14,13 @@ from sse_starlette import EventSourceResponse
 from ...errors import Forbidden, GroundsearchError
 from ...types import MAX_QUERY_CHARS, Profile, SearchResponse
 from .auth import Principal
-from .deps import principal, requires, state
+from .deps import api_router, principal, requires, state
 from .models import PREVIEW_MAX, CacheClearOut, HealthOut, PreviewItem, PreviewOut, SearchBody, SuggestionsOut, clamp
 from .sse import first_event, sse_events, stream_responses
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api")
+router = api_router()
 
 _SEARCH_RESPONSES = stream_responses(
     "The search response as JSON, or with `stream=true` a `text/event-stream` of stage events "
