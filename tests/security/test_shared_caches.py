@@ -85,3 +85,35 @@ def test_attack_another_tenants_entity_name_vectors_are_not_served_from_the_memo
     with _Counting(server) as counted:
         hit(server.client(server.key("viewer", "names-b")), question)
     assert "secretpartner" in counted.seen, counted.seen
+
+
+def test_attack_another_tenants_words_are_not_served_from_tier_ones_typo_memo(server: Server,
+                                                                             monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Tier 1 memoises its typo reading of every word (and word pair) a request holds that the lexicon lacks —
+    words of the request, not of the lexicon. ``diagnostics.latency_ms["classify.rules"]`` reports tier 1's time
+    to the microsecond: a 10-word request took ~0.27 ms with its words new to the memo and ~0.14 ms with them
+    memoised (read_directive, this machine), so with one memo for every tenant B learnt which words another
+    tenant had typed — probing with a request of its own (its intent-cache entry is its own) and once more to
+    see the memoised time. B's request must read its words itself; A's second request need not."""
+    from groundsearch.query.intent import directives
+
+    index = directives._index()
+    read = index._fuzzy
+    seen: list[str] = []
+
+    def counting(word: str) -> str | None:
+        seen.append(word)
+        return read(word)
+
+    monkeypatch.setattr(index, "_fuzzy", counting)
+    a = server.client(server.key("viewer", "typo-a"))
+    b = server.client(server.key("viewer", "typo-b"))
+    hit(a, "zorblaxian quimblyware diligence for the vienna merger")
+    assert "zorblaxian" in seen  # the probe sees tier 1 reading the word
+    seen.clear()
+    r = a.post("/api/search", json={"query": "merger diligence: zorblaxian and quimblyware", "limit": 5})
+    assert "classify.rules" in r.json()["diagnostics"]["latency_ms"]  # the timing B would read
+    assert "zorblaxian" not in seen and "quimblyware" not in seen  # the control: the memo serves its own scope
+    seen.clear()
+    hit(b, "quimblyware and zorblaxian")
+    assert "zorblaxian" in seen and "quimblyware" in seen, seen  # before: [] — read from A's memo

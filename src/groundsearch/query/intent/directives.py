@@ -26,7 +26,13 @@ from ...types import ChartSubtype, Format
 from . import kinds, looks
 from . import lexicon as lx
 
-__all__ = ["Directive", "Term", "fold", "kind_from_text", "read_directive", "subtype_from_cues"]
+__all__ = ["Directive", "Term", "TypoMemo", "fold", "kind_from_text", "read_directive", "subtype_from_cues"]
+
+# Typo readings of a request's words (and glued word pairs), by (word, compound); compound None: a kind noun.
+# Its keys are words users typed, not lexicon facts, so one memo must never serve two tenants: tier 1's time is
+# reported (``latency_ms["classify.rules"]``) and a memoised word reads in half the time, telling one tenant the
+# words another typed (tests/security/test_shared_caches.py). The cascade keeps one per caller scope.
+TypoMemo = dict[tuple[str, bool | None], str | None]
 
 _FOLD_FROM = "àáâãäåāăąçćčďèéêëēĕėęěìíîïīĭįıñńňòóôõöøōŏőùúûüūŭůűųýÿźżžśšşřľłţťğ-_/"
 _FOLD_TO = "aaaaaaaaacccdeeeeeeeeeiiiiiiiinnnooooooooouuuuuuuuuyyzzzsssrllttg   "
@@ -71,7 +77,7 @@ _DIRECTIVE_VERBS = frozenset(
 ) | frozenset(("zeichnet", "zeichnen")) | frozenset(
     # Polish and Turkish requests (the four languages past the nine have their plain words only)
     "pokaz zrob przedstaw narysuj daj chce potrzebuje goster yap ciz hazirla ver istiyorum".split())
-FUZZY_MEMO = 50_000  # distinct words whose typo reading is kept (a few MB)
+FUZZY_MEMO = 10_000  # distinct words (and word pairs) whose typo reading one memo keeps (~1 MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
 _PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
@@ -227,7 +233,6 @@ class _Index:
             if len(word) >= 5:
                 for v in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
                     self.deletes.setdefault(v, set()).add(word)
-        self._fuzzy_memo: dict[tuple[str, bool], str | None] = {}
         self.negations = tuple(sorted((tuple(n.split()) for n in lx.NEGATIONS), key=len, reverse=True))
         # by last token: the refusal check walks back from a format word and asks only what can end there
         self.negations_ending: dict[str, tuple[tuple[str, ...], ...]] = {}
@@ -248,21 +253,19 @@ class _Index:
                 return kind
         return None
 
-    def fuzzy(self, word: str, *, compound: bool = False) -> str | None:
+    def fuzzy(self, word: str, memo: TypoMemo, *, compound: bool = False) -> str | None:
         """A typo of a lexicon word, or (``compound``: a single token) a compound ending in a format noun."""
         # Tier 1 spends most of its time here (every token and token pair the lexicon misses), and a
         # request's words recur across requests; the lexicon never changes, so a bounded memo is exact.
         key = (word, compound)
         try:
-            return self._fuzzy_memo[key]
+            return memo[key]
         except KeyError:
             pass
         kind = self._fuzzy(word)
         if kind is None and compound:
             kind = self.compound(word) or kinds.open_compound(word)
-        if len(self._fuzzy_memo) >= FUZZY_MEMO:
-            self._fuzzy_memo.clear()
-        self._fuzzy_memo[key] = kind
+        _remember(memo, key, kind)
         return kind
 
     def _fuzzy(self, word: str) -> str | None:
@@ -292,11 +295,18 @@ def _index() -> _Index:
     return _Index()
 
 
+def _remember(memo: TypoMemo, key: tuple[str, bool | None], kind: str | None) -> None:
+    if len(memo) >= FUZZY_MEMO:
+        memo.clear()
+    memo[key] = kind
+
+
 def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
     return tuple(tokens[i:i + len(phrase)]) == phrase
 
 
-def _latin_terms(text: str, folded: str, idx: _Index, foreign: Callable[[list[str]], bool] = lambda _: False) -> list[Term]:
+def _latin_terms(text: str, folded: str, idx: _Index, memo: TypoMemo,
+                 foreign: Callable[[list[str]], bool] = lambda _: False) -> list[Term]:
     matches = list(_TOKEN.finditer(folded))
     tokens = [m.group() for m in matches]
     hits: list[tuple[int, int, str]] = []  # (start token, end token, kind)
@@ -315,12 +325,12 @@ def _latin_terms(text: str, folded: str, idx: _Index, foreign: Callable[[list[st
                 # ... nor the bot a user addresses ("could the bot plot …" is not a misspelt "dot plot")
                 if kind is None and (n == 1 or (n == 2 and not any(t in _FILLERS or t in _ADDRESSEES or len(t) == 1
                                                                    for t in window))):
-                    kind = idx.fuzzy("".join(window), compound=n == 1)
+                    kind = idx.fuzzy("".join(window), memo, compound=n == 1)
             if kind is not None:
                 found = (i, i + n, kind)
                 break
         if found and found[2] == "chart":
-            found = _kind_after(tokens, found)
+            found = _kind_after(tokens, found, memo)
         if found and found[2] == "chart" and not foreign(tokens):
             # "a lollipop plot", "stem and leaf chart": a name the lexicon lacks is a kind, never a plain chart
             # (a rule of the nine languages' word order: in another, the word before is a verb or a negation,
@@ -414,9 +424,14 @@ _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | 
 _OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
 
 
-@lru_cache(maxsize=4096)
-def _kind_noun(word: str) -> str | None:
+def _kind_noun(word: str, memo: TypoMemo) -> str | None:
     """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
+    if (word, None) not in memo:
+        _remember(memo, (word, None), _read_kind_noun(word))
+    return memo[(word, None)]
+
+
+def _read_kind_noun(word: str) -> str | None:
     if word in lx.KIND_NOUNS:
         return lx.KIND_NOUNS[word]
     if word in _OTHER_NOUNS:
@@ -428,13 +443,13 @@ def _kind_noun(word: str) -> str | None:
     return None
 
 
-def _kind_after(tokens: list[str], found: tuple[int, int, str]) -> tuple[int, int, str]:
+def _kind_after(tokens: list[str], found: tuple[int, int, str], memo: TypoMemo) -> tuple[int, int, str]:
     """A bare chart word followed by a connector and a kind noun names that kind: "gráfico de sectores"."""
     start, end, _ = found
     j = end
     while j < len(tokens) and j < end + 2 and tokens[j] in _CONNECTORS:
         j += 1
-    kind = _kind_noun(tokens[j]) if end < j < len(tokens) else None
+    kind = _kind_noun(tokens[j], memo) if end < j < len(tokens) else None
     if kind is not None:
         return start, j + 1, "chart:" + kind
     return found
@@ -1026,13 +1041,16 @@ _POLISH = frozenset("""czy mozesz prosze tylko dla jest nie jak sie ktore zrob p
     tabela tabeli tabele bez przedstaw narysuj potrzebuje""".split())
 
 
-def read_directive(query: str) -> Directive:
-    """Pure and fast (tens of microseconds): the same text always gives the same directive."""
+def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
+    """Pure and fast (tens of microseconds): the same text always gives the same directive.
+
+    ``memo`` keeps typo readings across calls of one caller scope (:data:`TypoMemo`); without it, this call's
+    own."""
     idx = _index()
     query = own_lines(query)
     text = " ".join(query.split())
     folded = fold(text)
-    d = _with_description(_read(text, folded, idx), text, folded)
+    d = _with_description(_read(text, folded, idx, {} if memo is None else memo), text, folded)
     return replace(d, question=True) if _opens_question(folded) else d
 
 
@@ -1057,7 +1075,7 @@ def _replaced(terms: list[Term], folded: str) -> list[Term]:
     return out
 
 
-def _read(text: str, folded: str, idx: _Index) -> Directive:
+def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
     memo: list[bool] = []
 
     def foreign(tokens: list[str] | None = None) -> bool:  # asked only of a request with a format word
@@ -1065,7 +1083,7 @@ def _read(text: str, folded: str, idx: _Index) -> Directive:
             memo.append(foreign_latin(text, folded, tokens))
         return memo[0]
 
-    terms = _latin_terms(text, folded, idx, foreign)
+    terms = _latin_terms(text, folded, idx, typos, foreign)
     if _CJK.search(folded):
         terms += _cjk_terms(text, folded, idx)
     if terms and (_UNREAD_SCRIPT.search(folded) or foreign()):
