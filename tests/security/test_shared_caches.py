@@ -117,3 +117,29 @@ def test_attack_another_tenants_words_are_not_served_from_tier_ones_typo_memo(se
     seen.clear()
     hit(b, "quimblyware and zorblaxian")
     assert "zorblaxian" in seen and "quimblyware" in seen, seen  # before: [] — read from A's memo
+
+
+def test_attack_the_last_request_is_not_served_from_the_classifiers_vector_memo(server: Server) -> None:
+    """The format and kind classifiers share one e5 pass per request through a memo of the *last* query vector,
+    one for the whole process. ``latency_ms["classify.format"]`` reports that pass (~10-20 ms, ~0 from the memo),
+    so B, sending the text it guessed, learnt whether it was exactly the request classified just before its own
+    — another tenant's. B's request must embed its text itself."""
+    from groundsearch.query.intent.cascade import _own_e5
+
+    memo = _own_e5()
+    real, seen = memo.inner.embed_queries, []
+
+    def counting(texts):  # type: ignore[no-untyped-def]
+        seen.extend(texts)
+        return real(texts)
+
+    memo.inner.embed_queries = counting
+    try:
+        secret = "quimbly severance figures chart"  # a bare chart word: tier 1 is unsure, the classifiers read it
+        hit(server.client(server.key("viewer", "vec-a")), secret)
+        assert seen.count(secret) == 1  # the control: A's two classifiers shared one pass
+        seen.clear()
+        hit(server.client(server.key("viewer", "vec-b")), secret)
+        assert secret in seen, seen  # before: [] — A's vector served B
+    finally:
+        del memo.inner.embed_queries

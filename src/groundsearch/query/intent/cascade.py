@@ -120,6 +120,11 @@ class _SharedE5:
                 self._e5 = OneVectorMemo(self._embedder) if own else _own_e5()
             return self._e5
 
+    def forget(self) -> None:
+        """End the calling thread's one-request memo (if e5 was ever built)."""
+        if self._e5 is not None:
+            self._e5.forget()
+
 
 @lru_cache(maxsize=1)
 def _own_e5() -> OneVectorMemo:
@@ -166,7 +171,7 @@ class IntentCascade:
                 max_tokens=settings.llm.max_tokens, request_token_budget=settings.llm.request_token_budget,
             )
         self._shadow: ThreadPoolExecutor | None = None
-        e5 = _SharedE5(embedder)
+        self._e5 = e5 = _SharedE5(embedder)
         self.format_step = format_step if format_step is not None else FormatStep(lambda: FormatClassifier(e5()))
         # a caller that brings its own format step brings its own kind step: none means the lexicon's kind stands
         self.kind_step = kind_step if kind_step is not None else KindStep(
@@ -199,13 +204,16 @@ class IntentCascade:
         t = time.perf_counter()
         # the classifier reads what tier 1 read: a pasted mail's quoted lines and headers are not the wish
         own = own_lines(query)
-        decision, notes = self.format_step.decide(own, rules.directive, llm_intent)
-        if decision.tier != "rules":
-            latency["format"] = (time.perf_counter() - t) * 1000
-        t, asked = time.perf_counter(), self.kind_step.asked(decision)
-        decision, kind_notes = self.kind_step.refine(own, decision)
-        if asked:
-            latency["kind"] = (time.perf_counter() - t) * 1000
+        try:
+            decision, notes = self.format_step.decide(own, rules.directive, llm_intent)
+            if decision.tier != "rules":
+                latency["format"] = (time.perf_counter() - t) * 1000
+            t, asked = time.perf_counter(), self.kind_step.asked(decision)
+            decision, kind_notes = self.kind_step.refine(own, decision)
+            if asked:
+                latency["kind"] = (time.perf_counter() - t) * 1000
+        finally:
+            self._e5.forget()  # the memo serves this request's two classifiers only
         degraded.extend(notes + kind_notes)
         return _with_format(intent, decision), model, latency, degraded, decision
 
