@@ -89,14 +89,14 @@ def test_packaged_set_is_large_and_varied():
 
 
 def test_no_request_of_a_blind_split_is_trained_on():
-    """The classifier learns from the files in TRAINING_FILES only; any other labelled split (heldout11, kept for
+    """The classifier learns from the files in TRAINING_FILES only; any other labelled split (heldout12, kept for
     the session's one final blind measurement) shares no request with its training rows or the prototypes."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
               and p.name not in TRAINING_FILES]
-    assert "intents-heldout11.jsonl" not in TRAINING_FILES
-    assert "intents-heldout11.jsonl" in others  # the split is there, so the overlap check below reads it
+    assert "intents-heldout12.jsonl" not in TRAINING_FILES
+    assert "intents-heldout12.jsonl" in others  # the split is there, so the overlap check below reads it
     for name in others:
         assert not {r["query"].casefold() for r in load_labelled(data / name)} & trained, name
 
@@ -127,9 +127,10 @@ def test_heldout_split_is_the_committed_one():
 
 def test_later_blind_heldout_splits_are_the_committed_ones():
     """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7; 5a6e78f: heldout8; 3a43bfa:
-    heldout9; 81c381f: heldout10) before any measurement. heldout7 was measured once at the end of session 4 and
+    heldout9; 81c381f: heldout10; 8221fbb: heldout11; HELDOUT12_COMMIT: heldout12) before any measurement. heldout7 was measured once at the end of session 4 and
     is a learning split from session 5; heldout9 was measured blind once at the start of session 6 and is one
-    from then; heldout10 was measured blind once at the end of session 6 and is one from session 7."""
+    from then; heldout10 was measured blind once at the end of session 6 and is one from session 7; heldout11 was
+    measured blind once at the end of session 7 and is one from session 8; heldout12 is session 8's blind split."""
     data = resources.files("groundsearch.evaluation") / "data"
     readme = (data / "README.md").read_text("utf-8")
     for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
@@ -138,14 +139,16 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
                        ("intents-heldout7.jsonl", "bdf20dc6478ee690f5388f24a94822ba6d0c6e4b6ec57782ccf81ccc1521a2fc"),
                        ("intents-heldout8.jsonl", "53a9300c3fbe60cf4192bd057925b3ede8443d065078eaf08db5a8310b7736fd"),
                        ("intents-heldout9.jsonl", "e8007c7944cf993669d7dce8568c4ff6743b877c2fa405557ca6c7fcea3c592a"),
-                       ("intents-heldout10.jsonl", "e3250a55146870a71f929cc48c25a75e4b50f7d85c4eebac9ef2ce7d287e0688")):
+                       ("intents-heldout10.jsonl", "e3250a55146870a71f929cc48c25a75e4b50f7d85c4eebac9ef2ce7d287e0688"),
+                       ("intents-heldout11.jsonl", "0e27a9e55a88bc35a20a69a8be763b2c2ef19cb42e734e95cc96a4408c7aaeb9"),
+                       ("intents-heldout12.jsonl", "HELDOUT12_SHA")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
 
 
 def test_the_final_blind_split_is_never_a_training_file():
-    assert "intents-heldout11.jsonl" not in TRAINING_FILES
-    assert "intents-heldout10.jsonl" in TRAINING_FILES  # measured blind at the end of session 6: a learning split
+    assert "intents-heldout12.jsonl" not in TRAINING_FILES
+    assert "intents-heldout11.jsonl" in TRAINING_FILES  # measured blind at the end of session 7: a learning split
 
 
 def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():

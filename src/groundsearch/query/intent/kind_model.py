@@ -47,7 +47,7 @@ BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tor
 
 
 def training_files() -> tuple[str, ...]:
-    """The format classifier's learning splits (heldout10 among them from session 7; heldout11, kept for the
+    """The format classifier's learning splits (heldout11 among them from session 8; heldout12, kept for the
     session's final blind measurement, never)."""
     return TRAINING_FILES
 
