@@ -127,10 +127,11 @@ def test_heldout_split_is_the_committed_one():
 
 def test_later_blind_heldout_splits_are_the_committed_ones():
     """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7; 5a6e78f: heldout8; 3a43bfa:
-    heldout9; 81c381f: heldout10; 8221fbb: heldout11; HELDOUT12_COMMIT: heldout12) before any measurement. heldout7 was measured once at the end of session 4 and
-    is a learning split from session 5; heldout9 was measured blind once at the start of session 6 and is one
-    from then; heldout10 was measured blind once at the end of session 6 and is one from session 7; heldout11 was
-    measured blind once at the end of session 7 and is one from session 8; heldout12 is session 8's blind split."""
+    heldout9; 81c381f: heldout10; 8221fbb: heldout11; b8efdc7: heldout12) before any measurement. heldout7 was
+    measured once at the end of session 4 and is a learning split from session 5; heldout9 was measured blind once
+    at the start of session 6 and is one from then; heldout10 was measured blind once at the end of session 6 and is
+    one from session 7; heldout11 was measured blind once at the end of session 7 and is one from session 8;
+    heldout12 is session 8's blind split."""
     data = resources.files("groundsearch.evaluation") / "data"
     readme = (data / "README.md").read_text("utf-8")
     for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
@@ -141,7 +142,7 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
                        ("intents-heldout9.jsonl", "e8007c7944cf993669d7dce8568c4ff6743b877c2fa405557ca6c7fcea3c592a"),
                        ("intents-heldout10.jsonl", "e3250a55146870a71f929cc48c25a75e4b50f7d85c4eebac9ef2ce7d287e0688"),
                        ("intents-heldout11.jsonl", "0e27a9e55a88bc35a20a69a8be763b2c2ef19cb42e734e95cc96a4408c7aaeb9"),
-                       ("intents-heldout12.jsonl", "HELDOUT12_SHA")):
+                       ("intents-heldout12.jsonl", "e28c0e363e23346eeb69830bec78d14c0d2115904280948b652573141df5d90a")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
 
