@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from importlib import resources
 from typing import get_args
 
@@ -14,7 +15,7 @@ from groundsearch.errors import InvalidInput
 from groundsearch.evaluation.intents import evaluate_intents, load_labelled, reliability
 from groundsearch.query.intent import IntentCascade
 from groundsearch.query.intent.cache import MemoryIntentCache
-from groundsearch.query.intent.format_model import TRAINING_FILES, training_rows, training_sha256
+from groundsearch.query.intent.format_model import TRAINING_FILES, load_calibration, training_rows, training_sha256
 from groundsearch.query.intent.format_step import FormatStep
 from groundsearch.types import ChartSubtype
 
@@ -61,6 +62,29 @@ def test_reliability_buckets_hold_each_tiers_measured_accuracy(tmp_path):
         assert low <= figures["mean_confidence"] <= high
     assert "classifier" not in rel["tables"]["x"]  # no classifier: that tier is not reported, not invented
     assert rel["latency_ms"]["tier1"]["n"] == 3
+
+
+class _SaysDefault:
+    """A classifier that reads every request as asking for no format, sure of it."""
+
+    def predict(self, query, candidates=()):
+        return "default", 0.99
+
+
+def test_reliability_holds_tier1_where_it_decided_apart_from_tier1_alone(tmp_path):
+    """Tier 1's confidence is the precision of the readings it still decides once the classifier has overruled
+    it; a reading the classifier overrules is counted for tier 1 alone, never under decided:rules."""
+    rows = load_labelled(_write(tmp_path, [
+        {"query": "as a table please: the new releases", "format": "default", "split": "x"},  # overruled, rightly
+        {"query": "what is a tornado diagram", "format": "default", "split": "x"},  # a mention tier 1 decides
+    ]))
+    cal = replace(load_calibration(), overrides={"used": 0.9})
+    rel = reliability(rows, FormatStep(lambda: _SaysDefault(), cal))
+    alone, decided = rel["tables"]["x"]["rules"], rel["tables"]["x"]["decided:rules"]
+    assert sum(b["n"] for b in alone["buckets"].values()) == 2 and alone["accuracy"] == 0.5
+    assert sum(b["n"] for b in decided["buckets"].values()) == 1 and decided["accuracy"] == 1.0
+    overruled = rel["tables"]["x"]["decided:classifier"]
+    assert sum(b["n"] for b in overruled["buckets"].values()) == 1 and overruled["accuracy"] == 1.0
 
 
 def test_bad_files_are_named(tmp_path):
