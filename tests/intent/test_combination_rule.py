@@ -49,3 +49,14 @@ def test_a_chosen_threshold_lets_a_disagreeing_classifier_decide() -> None:
     assert decide_blind(wrong, overrides, abstain_unread=False)[::2] == ("default", "classifier")
     unsure = _reading("used", "chart", "chart", "default", 0.75)  # below the case's threshold: tier 1 stands
     assert decide_blind(unsure, overrides, abstain_unread=False)[::2] == ("chart", "rules")
+
+
+def test_the_gate_tried_in_session_8_calls_only_a_plain_format_word_in_a_plain_wish_plain() -> None:
+    from groundsearch.evaluation.format_training import plain_wish
+
+    assert plain_wish("show the SIGIR papers as a table")
+    assert plain_wish("make a bar chart of releases per month")
+    assert not plain_wish("show the SIGIR papers as a tabble")  # read through a typo
+    assert not plain_wish("what is a tornado diagram?")  # a question
+    assert not plain_wish("timeline of the langchain releases; scratch that, just tell me the latest version")
+    assert not plain_wish("could you take every paper from the reranking section and lay them out in a table")
