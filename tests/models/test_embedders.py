@@ -46,6 +46,13 @@ def test_minilm_model_id_carries_the_file_hashes(minilm: MiniLMEmbedder) -> None
     assert "8199be6f699a" in minilm.model_id and "be50c362" in minilm.model_id
 
 
+def test_minilm_intra_op_threads_do_not_spin(minilm: MiniLMEmbedder) -> None:
+    """A worker spinning after each run takes the core the request's own Python work needs; the option leaves the
+    vectors bit-identical (measured, figures-speed8.md), so only the session's setting is checked here."""
+    options = minilm._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_minilm_sanity_cosines(minilm: MiniLMEmbedder) -> None:
     q, p, u = minilm.embed_queries([QUERY, PASSAGE, UNRELATED])
     print(f"minilm cos(query, passage)={cos(q, p):.3f} cos(query, unrelated)={cos(q, u):.3f}")
