@@ -57,13 +57,10 @@ def raw_onnx_seconds(embedder: Any, texts: list[str], threads: int | None = None
 
     session = embedder._session
     if threads is not None:
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         from ..models.files import MINILM_MODEL, verified_path
+        from ..models.onnx import session_options
 
-        session = ort.InferenceSession(str(verified_path(MINILM_MODEL, None)), sess_options=options,
+        session = ort.InferenceSession(str(verified_path(MINILM_MODEL, None)), sess_options=session_options(threads),
                                        providers=["CPUExecutionProvider"])
     tok, batch = embedder._tokenizer, embedder.batch_size
     started = time.perf_counter()

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import EmbeddingFailed, ModelError
 from .files import MINILM_MODEL, MINILM_TOKENIZER, PinnedFile, verified_path
 
-__all__ = ["MAX_TOKENS", "MiniLMEmbedder", "mean_pool"]
+__all__ = ["MAX_TOKENS", "MiniLMEmbedder", "mean_pool", "session_options"]
 
 # The model was trained with sequences up to 256 word pieces (sentence-transformers' max_seq_length);
 # longer inputs are cut there, which is why ingest keeps chunks inside this window.
@@ -38,6 +39,21 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     pooled = summed / counts
     norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
     return (pooled / norms).astype(np.float32, copy=False)
+
+
+def session_options(threads: int) -> Any:
+    """The CPU session options of the bundled MiniLM: one graph at a time, parallel only within it, and no
+    busy-waiting between runs — a worker that spins after each query embedding burns the core the request's own
+    Python work needs (process CPU per embed + 5 ms of Python: 14.9 -> 9.7 ms measured, vectors bit-identical,
+    +0.9 ms wall on an idle machine, session 8; the demo answer's CPU p95 in BENCHMARKS.md, "Eighth session")."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return options
 
 
 class MiniLMEmbedder:
@@ -79,15 +95,7 @@ class MiniLMEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        # One graph runs at a time per call; parallelism comes from intra-op threads only.
-        options.inter_op_num_threads = 1
-        # No busy-waiting between runs: a worker that spins after each query embedding burns the core the
-        # request's own Python work needs (process CPU per embed + 5 ms of Python: 14.9 -> 9.7 ms measured,
-        # vectors bit-identical, +0.9 ms wall on an idle machine; figures-speed8.md)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options = session_options(threads)
         try:
             self._session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:
