@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 

@@ -257,16 +257,8 @@ class _Index:
         """A typo of a lexicon word, or (``compound``: a single token) a compound ending in a format noun."""
         # Tier 1 spends most of its time here (every token and token pair the lexicon misses), and a
         # request's words recur across requests; the lexicon never changes, so a bounded memo is exact.
-        key = (word, compound)
-        try:
-            return memo[key]
-        except KeyError:
-            pass
-        kind = self._fuzzy(word)
-        if kind is None and compound:
-            kind = self.compound(word) or kinds.open_compound(word)
-        _remember(memo, key, kind)
-        return kind
+        return _recall(memo, (word, compound), lambda: self._fuzzy(word) or (
+            (self.compound(word) or kinds.open_compound(word)) if compound else None))
 
     def _fuzzy(self, word: str) -> str | None:
         if len(word) < 4 or word in lx.REAL_WORDS or "'" in word:
@@ -295,10 +287,18 @@ def _index() -> _Index:
     return _Index()
 
 
-def _remember(memo: TypoMemo, key: tuple[str, bool | None], kind: str | None) -> None:
+def _recall(memo: TypoMemo, key: tuple[str, bool | None], read: Callable[[], str | None]) -> str | None:
+    """``memo[key]``, read and kept on a miss. The value read is returned, not looked up again: another request
+    of the same scope may clear a full memo in between."""
+    try:
+        return memo[key]
+    except KeyError:
+        pass
+    kind = read()
     if len(memo) >= FUZZY_MEMO:
         memo.clear()
     memo[key] = kind
+    return kind
 
 
 def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
@@ -426,9 +426,7 @@ _OTHER_NOUNS = frozenset(looks.OTHER_KIND_NOUNS)
 
 def _kind_noun(word: str, memo: TypoMemo) -> str | None:
     """The kind a noun after "<chart word> de" names, a one-letter typo of one included ("dispercao")."""
-    if (word, None) not in memo:
-        _remember(memo, (word, None), _read_kind_noun(word))
-    return memo[(word, None)]
+    return _recall(memo, (word, None), lambda: _read_kind_noun(word))
 
 
 def _read_kind_noun(word: str) -> str | None:
