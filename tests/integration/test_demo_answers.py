@@ -208,3 +208,48 @@ def test_a_question_the_demo_corpus_states_is_answered_by_what_it_states(demo_en
     assert first.text == line and first.verified
     cited = demo_engine.store.chunks(list(first.citations))
     assert any(stated in view.chunk.text or stated in str(view.item.fields) for view in cited.values())
+
+
+# ---- issue 11: a table or chart request's paragraph says something true about the rows ----------------------
+
+_NUMBER_WORDS = {w: i for i, w in enumerate("no one two three four five six seven eight nine ten eleven twelve thirteen "
+                                            "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
+
+
+def _count(word: str) -> int:
+    return _NUMBER_WORDS[word] if word in _NUMBER_WORDS else int(word.replace(",", ""))
+
+
+def _month_or_day(value: Any) -> str:
+    return f"{value:%Y-%m}" if value.day == 1 else value.isoformat()
+
+
+def test_a_table_requests_paragraph_states_its_rows_count_and_date_range_as_stored(demo_engine: Engine) -> None:
+    # recomputed here from the rows hydrated from SQLite, not from the summary code's own values: a paragraph
+    # that counted the page instead of the table, or dated by another field, fails
+    response = demo_engine.search(SearchRequest(query=A))
+    tables = [r for r in response.structured_results if r.kind == "table"]
+    assert tables
+    for table in tables:
+        said = next(s for s in response.prose.sentences if s.text.startswith(f"The {table.collection} table shows "))
+        m = re.match(rf"The {table.collection} table shows (\S+) \w+(?: dated (\S+?)(?: to (\S+?))?)?[;.]", said.text)
+        assert m, said.text
+        items = [v.item for v in demo_engine.store.chunks(list(table.row_ids)).values()]
+        assert _count(m.group(1)) == len(table.rows) == len(items)
+        dates = sorted(i.date for i in items if i.date)
+        if dates:
+            assert (m.group(2), m.group(3) or m.group(2)) == (_month_or_day(dates[0]), _month_or_day(dates[-1]))
+        assert set(said.citations) <= set(table.row_ids) | {r.id for r in response.results}
+
+
+@pytest.mark.parametrize("query", ["bar chart of papers on dense retrieval per month", "bar chart of papers per venue"])
+def test_a_chart_requests_paragraph_names_its_largest_bar_as_drawn(demo_engine: Engine, query: str) -> None:
+    response = demo_engine.search(SearchRequest(query=query))
+    chart = next(r for r in response.structured_results if r.kind == "chart")
+    text = response.prose.text
+    assert "\n" not in text and len(text.split()) <= 80
+    m = re.search(r"the largest (?:\w+ )*?is (.+?) with (\S+?)\.", text)
+    assert m, text
+    top = max(p.value for p in chart.points)
+    assert any(p.label == m.group(1) and p.value == top for p in chart.points), (m.groups(), chart.points)
+    assert _count(m.group(2)) == top
