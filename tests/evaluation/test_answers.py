@@ -149,3 +149,43 @@ def test_every_no_answer_the_extractive_answer_writes_is_what_the_eval_counts_as
     assert len(topical.sentences) >= 1 and len(year_only.sentences) >= 2  # ... or the closest passages, quoted
     assert not abstained(SimpleNamespace(prose=answered))  # type: ignore[arg-type]
     assert answer_line(SimpleNamespace(prose=answered)) == "Simona Halep."  # type: ignore[arg-type]
+
+
+def test_the_ceiling_counts_each_question_at_the_first_stage_that_holds_its_gold() -> None:
+    from groundsearch.evaluation.ceiling import ceiling_stage
+
+    gold = ["Simona Halep"]
+    page = ["Wimbledon 2019\nSimona Halep won the title.", "Simona Halep | 2019 | Wimbledon"]
+    assert ceiling_stage(gold, "Simona Halep won.", ["Simona Halep won the title."], page) == "in prose"
+    assert ceiling_stage(gold, "Serena lost.", ["Simona Halep won the title."], page) == "not chosen"
+    assert ceiling_stage(gold, "Serena lost.", ["Serena lost."], page) == "not a candidate"
+    assert ceiling_stage(gold, "Serena lost.", ["Serena lost."], ["Serena lost."]) == "not retrieved"
+    assert ceiling_stage(gold, "Simona Halepova won.", [], []) == "not retrieved"  # whole words only
+
+
+def test_the_ceiling_runs_on_an_open_set_and_refuses_a_labelled_one(rgb_dir: Path, tmp_path: Path) -> None:
+    from groundsearch.evaluation.ceiling import run_ceiling
+
+    with pytest.raises(InvalidInput):
+        run_ceiling(load_beir(rgb_dir), embedder=HashEmbedder(64), embedder_name="hash", cache_root=tmp_path / "c")
+    (rgb_dir / "doc_labels.tsv").unlink()
+    (rgb_dir / "corpus.jsonl").write_text(  # q2's gold nowhere in the corpus: not retrieved, not in the top 100
+        json.dumps({"_id": "q1-positive-0", "title": "", "text": SNIPPETS["q1"]["positive"][0]}) + "\n"
+        + json.dumps({"_id": "q2-negative-0", "title": "", "text": SNIPPETS["q2"]["negative"][0]}) + "\n")
+    report = run_ceiling(load_beir(rgb_dir), embedder=HashEmbedder(64), embedder_name="hash", cache_root=tmp_path / "o")
+    assert report["qids"]["in prose"] == ["q1"] and report["qids"]["not retrieved"] == ["q2"]
+    assert report["not_retrieved_in_top_100"] == 0
+    assert report["ceiling"] == 0.5 and report["queries"] == 2
+
+
+def test_cli_ceiling_prints_the_breakdown(rgb_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import groundsearch.evaluation.ceiling as ceiling
+
+    (rgb_dir / "doc_labels.tsv").unlink()
+    real = ceiling.run_ceiling
+    monkeypatch.setattr(ceiling, "run_ceiling", lambda dataset, **kw: real(
+        dataset, **{**kw, "embedder": HashEmbedder(64), "embedder_name": "hash"}))
+    result = CliRunner().invoke(main, ["eval", "--answers", str(rgb_dir), "--ceiling", "--cache-dir",
+                                       str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert "ceiling 1.0" in result.stdout and "in top-100" in result.stdout

@@ -533,6 +533,9 @@ def chat(ctx: click.Context, message: str | None, conversation_id: str | None, a
                    "labels (accuracy, Cohen's kappa). Needs llm.base_url or llm.gguf_path.")
 @click.option("--judge", "with_judge", is_flag=True, help="With --answers: add the configured LLM's faithfulness "
               "verdict on each answer (the judge_faithful column).")
+@click.option("--ceiling", is_flag=True, help="With --answers (an open set): where each gold answer is lost instead "
+              "of the scores — not retrieved (and of those, in the top 100), on the page but not a candidate "
+              "sentence, a candidate not chosen, in the prose (evaluation/ceiling.py).")
 @click.option("--no-narration", is_flag=True, help="With --answers: extractive answers even when an LLM is "
               "configured (it still judges with --judge), for a same-command comparison.")
 @click.option("--split", type=click.Choice(["all", "heldout", "tune"]), default="all", show_default=True,
@@ -559,7 +562,8 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
                  answers_files: tuple[str, ...], chat_demo: str | None,
                  chat_files: tuple[str, ...], chat_limit: int | None, chat_records: str | None,
                  chat_score: str | None, judge_dir: str | None, with_judge: bool,
-                 no_narration: bool, split: str, qrels_file: str | None, retrievers: str, embedder_name: str,
+                 ceiling: bool, no_narration: bool, split: str, qrels_file: str | None, retrievers: str,
+                 embedder_name: str,
                  limit_queries: int | None, cache_dir: str | None, as_json: bool) -> None:
     """Score retrievers on a BEIR dataset: nDCG@10, Recall@5/10, MRR@10, latency p50/p95."""
     if chat_score is not None:
@@ -603,6 +607,15 @@ def eval_command(ctx: click.Context, dataset_dir: str | None, intents_files: tup
         judge = configured_judge(settings.llm)[1] if with_judge else None
         if no_narration:
             settings = settings.model_copy(update={"llm": LLMSettings()})
+        if ceiling:
+            from ..evaluation.ceiling import format_ceiling, run_ceiling
+
+            with progress_bars(err) as progress:
+                found = run_ceiling(load_beir(answers_dir), embedder_name=embedder_name, base_settings=settings,
+                                    limit_queries=limit_queries, split=split, progress=progress,
+                                    cache_root=Path(cache_dir) if cache_dir else None)
+            click.echo(json.dumps(found) if as_json else format_ceiling(found))
+            return
         with progress_bars(err) as progress:
             answer_report = run_answer_eval(load_beir(answers_dir), embedder_name=embedder_name,
                                             base_settings=settings, limit_queries=limit_queries, split=split,
