@@ -86,6 +86,15 @@ def test_cross_encoder_scores_match_the_same_arithmetic_in_numpy(tmp_path: Path)
     assert reranker.rerank("zebra", []) == []
 
 
+def test_cross_encoder_runs_the_embedders_session_options(tmp_path: Path) -> None:
+    """The cross-encoder's intra-op workers do not busy-wait between batches either (models/onnx.session_options,
+    the option that cut the demo answer's CPU on a 2-core machine for MiniLM)."""
+    build_cross_encoder(tmp_path / "ce")
+    options = CrossEncoderReranker(tmp_path / "ce", threads=1).session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.intra_op_num_threads == 1
+
+
 def test_cross_encoder_folder_must_hold_both_files(tmp_path: Path) -> None:
     from groundsearch.errors import ModelError
 

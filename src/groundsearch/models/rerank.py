@@ -78,15 +78,15 @@ class CrossEncoderReranker:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        from .onnx import session_options
+
         model, vocab = model_dir / "model.onnx", model_dir / "tokenizer.json"
         for path in (model, vocab):
             if not path.is_file():
                 raise ModelError(f"cross-encoder file {path} is missing (expected model.onnx and tokenizer.json)")
         self.tokenizer = Tokenizer.from_file(str(vocab))
         self.tokenizer.enable_truncation(max_tokens)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(model), session_options(threads), providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def rerank(self, query: str, passages: Sequence[str]) -> list[float]:
