@@ -116,6 +116,27 @@ def test_unsure_readings_abstain_with_candidates():
     assert d("what is new in langchain").evidence == "none"
 
 
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        # one row per thing, singular, outside English (heldout12 missed three such: "una riga per ogni articolo")
+        ("necesito una fila por producto y su última versión", "table"),
+        ("fais-moi une ligne par auteur avec ses articles", "table"),
+        ("bitte pro Paket eine Zeile pro Version", "table"),
+        ("quero uma linha por produto, com a data", "table"),
+        # the node-link shape described with no graph word (heldout12: "each author one circle, and lines when")
+        ("the packages as nodes, one per package, cited together or not", "graph"),
+        ("I want a web of which authors share papers", "graph"),
+        # oldest-to-newest described with no timeline word (heldout12: "the first one at the start and the newest")
+        ("the pymc releases from oldest to newest with their dates", "timeline"),
+        ("las versiones del más antiguo al más reciente", "timeline"),
+    ],
+)
+def test_described_shapes_make_tier_1_abstain_with_their_format(query, fmt):
+    got = d(query)
+    assert not got.sure and got.evidence == "paraphrase" and fmt in got.candidates, (got.evidence, got.candidates)
+
+
 def test_fold_keeps_one_character_per_character():
     for text in ("Gráfico de Dispersão", "Säulendiagramm", "ŁÓDŹ-style chart", "表にまとめて"):
         assert len(fold(text)) == len(" ".join(text.split()))

@@ -350,14 +350,29 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         "row per", "rows per", "one row", "one line per", "one line each", "one line for each", "a line each", "a row for each", "own row", "rows", "columns", "grid",
         "matrix", "side by side", "columnas", "filas", "colonnes", "lignes", "spalten", "zeilen",
         "colunas", "linhas", "colonne", "righe", "kolommen", "rijen",
+        # one row per thing, singular, in the other languages ("una riga per ogni articolo", "jedes Produkt eine
+        # eigene Zeile", "una fila por producto")
+        "una riga per", "una fila por", "una fila para", "eigene zeile", "eine zeile pro", "eine zeile je",
+        "une ligne par", "une ligne pour chaque", "uma linha por", "uma linha para cada", "een rij per",
+        "een regel per",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
         "relate", "conexiones", "ligacoes", "connessioni", "collegamenti", "verbindungen", "verbanden", "links between", "link to", "link with", "linked", "collaborat", "with whom", "one another", "conectad", "relacion", "verbunden", "zusammenhang", "collegat", "verbonden",
         "vinculos", "liens entre", "legami", "koppelingen",
+        # the node-link shape described ("each author one circle, and lines when they wrote together", "a web of
+        # connections", "each paper links out to the products")
+        "nodes and edges", "as nodes", "one circle", "a circle for each", "as circles", "lines between",
+        "line between", "a line when", "lines when", "joined together", "joined up", "links out", "web of",
+        "clusters", "nodos", "noeuds", "knoten", "nodi", "knopen",
         "つなが", "关联", "联系",
     ),
-    "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of"),
+    "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of",
+                 # oldest-to-newest described ("the first one at the start and the newest one at the end")
+                 "oldest to newest", "oldest first", "earliest to latest", "earliest first", "first to last",
+                 "first to latest", "first one at the start", "newest at the end", "newest one at the end",
+                 "latest at the end", "along a line", "history strip", "del mas antiguo al", "du plus ancien au",
+                 "vom altesten zum", "do mais antigo ao", "dal piu vecchio al", "van oud naar nieuw"),
     "chart": ("as dots", "a dot", "dots for", "color coded", "colour coded", "colour grid", "color grid", "visual",
               "draw", "x axis", "y axis", "x =", "on the x", "on x"),
 }
