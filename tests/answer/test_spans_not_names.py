@@ -59,3 +59,12 @@ def test_a_name_that_says_whose_people_they_are_is_not_the_one_who_acted() -> No
     spans = answer_spans("The app was started in 2029 by two former Brightline employees, Ivo Marsh and Lea Kent.",
                          "person", "Who bought the app?")
     assert "Brightline" not in spans and spans[0].startswith("Ivo Marsh")
+
+
+def test_the_date_of_an_embedded_posts_byline_is_not_a_date_it_reports() -> None:
+    # RGB en_fact tune, rgb-fact-91's negatives-only page: "Answer: June 20, 2020." for the 2020 NBA Draft
+    question = "What is the date of the 2020 NBA Draft?"
+    assert answer_spans("— Adrian Wojnarowski (@wojespn) June 20, 2020.", "date", question) == []
+    # a date after a handle that is not a byline's stays an answer
+    assert answer_spans("The draft, the league said (@NBA), is set for November 18, 2020.", "date",
+                        question) == ["November 18, 2020"]

@@ -212,6 +212,11 @@ def _in_question(span: str, question_folded: str) -> bool:
     return bool(words) and 2 * sum(1 for w in words if w in asked) >= len(words)
 
 
+# An embedded post's byline, "— Adrian Wojnarowski (@wojespn) June 20, 2020": the date it was posted, not a date
+# it reports (RGB en_fact tune: the 2020 NBA Draft's negatives-only page stated that tweet's date as the draft's).
+_POSTED = re.compile(r"\(@\w+\)\s*$")
+
+
 def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Collection[str] = ()) -> list[str]:
     """Spans of ``sentence`` of type ``atype`` that the question does not already contain, best first
     (for places, names after "in"/"at"/"from" first; for people, names that are not organisations first
@@ -222,7 +227,7 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
     if atype == "version":
         return [m.group(0) for m in _VERSION.finditer(sentence) if not _in_question(m.group(0), folded)]
     if atype == "date":
-        spans = [m.group(0) for m in _DATE.finditer(sentence)]
+        spans = [m.group(0) for m in _DATE.finditer(sentence) if not _POSTED.search(sentence[:m.start()])]
         return [s for s in spans if not _in_question(s, folded)]
     if atype == "number":
         dates = [m.span() for m in _DATE.finditer(sentence) if re.search(r"[A-Za-z]", m.group(0))]
