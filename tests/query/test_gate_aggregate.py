@@ -38,6 +38,9 @@ def _plan(settings, query: str, intent: Intent, **request: object):
     ("donut of the venue split", "chart", "papers", "venue"),
     ("boxplot of releases per product", "chart", "releases", "releases"),
     ("list the latest releases in a table", "table", "releases", "releases"),
+    # an entity graph is drawn from the records as a whole too: no one paper is "the co-authorship network"
+    ("visualize the co-author network of the papers", "graph", "papers", "papers"),
+    ("nodes and edges: how products relate through shared authors", "graph", "papers", "authors"),
 ])
 def test_an_aggregate_request_naming_its_collection_passes_and_the_plan_says_how(settings, query, fmt, domain, word):
     p = _plan(settings, query, Intent(format=fmt, domains=(domain,)))
