@@ -93,6 +93,16 @@ def test_zscore_fusion_of_one_hit_or_equal_scores_is_defined() -> None:
     assert zscore_fusion({}) == []
 
 
+def test_a_one_hit_or_tied_leg_still_credits_what_it_returned() -> None:
+    # With no spread every z was 0 and so was the floor: the keyword leg's only hit C tied with chunks it never
+    # returned, and the vector leg alone decided (B first). Now its hits get +1 and the rest -1.
+    vector = [(B, 0.9), (C, 0.5), (D, 0.1)]
+    fused = zscore_fusion({"keyword": [(C, 7.0)], "vector": vector})
+    assert [f.key for f in fused] == [C, B, D]
+    assert {f.key: f.score for f in fused}[C] == pytest.approx(1.0)  # +1 and the vector z of 0.5, which is 0
+    assert [f.key for f in zscore_fusion({"keyword": [(A, 2.0), (C, 2.0)], "vector": vector})] == [C, B, A, D]
+
+
 def test_zscore_graph_fusion_is_rrf_of_the_text_ranking_and_the_weighted_graph_ranking() -> None:
     text = {"keyword": [(A, 3.0), (B, 2.0), (C, 1.0)], "vector": [(B, 0.9), (D, 0.5)]}  # z-score order B, A, D, C
     fused = zscore_graph_fusion({**text, "graph": [(C, 0.4), (X, 0.3)]}, k=10, graph_weight=2.0)

@@ -62,6 +62,16 @@ def reciprocal_rank_fusion(ranked: Mapping[Leg, Sequence[Hit]], k: int = 60) -> 
 ZSCORE_DIGITS = 6
 
 
+def leg_zscores(best: Mapping[int, float]) -> dict[int, float]:
+    """One leg's ``(s − mean) / std`` per chunk. A leg with one hit or only equal scores has no spread, so
+    (s − mean) / std is 0/0: each hit gets +1 instead — the leg ranks its hits equally, above what it did
+    not return (whose floor is then −1, see ``zscore_fusion``)."""
+    mean, spread = fmean(best.values()), pstdev(best.values())
+    if spread <= 0:
+        return {k: 1.0 for k in best}
+    return {k: (v - mean) / spread for k, v in best.items()}
+
+
 def zscore_fusion(ranked: Mapping[Leg, Sequence[Hit]], weights: Mapping[Leg, float] | None = None) -> list[Fused]:
     """Convex fusion of per-leg z-scores: ``score(d) = Σ_legs w_leg · (s_leg(d) − mean_leg) / std_leg``.
 
@@ -88,10 +98,11 @@ def zscore_fusion(ranked: Mapping[Leg, Sequence[Hit]], weights: Mapping[Leg, flo
                 legs.setdefault(key, []).append(LegScore(leg=leg, rank=order[key], score=score))
         if not best:
             continue
-        mean, spread = fmean(best.values()), pstdev(best.values())
-        zs[leg] = {k: (v - mean) / spread if spread > 0 else 0.0 for k, v in best.items()}
+        zs[leg] = leg_zscores(best)
         ranks[leg] = order
-    floors = {leg: min(z.values()) for leg, z in zs.items()}
+    # A degenerate leg (one hit, or all scores equal) only says which chunks it returned: those get +1, the
+    # rest -1, so its hits still count; with a zero floor they would tie with chunks the leg never returned.
+    floors = {leg: min(z.values()) if len(set(z.values())) > 1 else -1.0 for leg, z in zs.items()}
     w = weights or {}
     scores = {key: round(sum(w.get(leg, 1.0) * z.get(key, floors[leg]) for leg, z in zs.items()), ZSCORE_DIGITS)
               for key in legs}
