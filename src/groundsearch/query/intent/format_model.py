@@ -164,13 +164,13 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
     return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
 
 
-# The labelled files the classifier learns from. heldout12 is not here and must never be: it is kept unread for
-# session 8's one final blind measurement (heldout11 was, until it was measured blind at the end of session 7).
+# The labelled files the classifier learns from. The next blind split (heldout13) must never be here: it is kept
+# unread for one final blind measurement (heldout12 was, until it was measured blind at the end of session 8).
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
                                    "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl",
                                    "intents-heldout8.jsonl", "intents-heldout9.jsonl", "intents-heldout10.jsonl",
-                                   "intents-heldout11.jsonl")
+                                   "intents-heldout11.jsonl", "intents-heldout12.jsonl")
 
 
 def training_files() -> tuple[str, ...]:

@@ -47,8 +47,8 @@ BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tor
 
 
 def training_files() -> tuple[str, ...]:
-    """The format classifier's learning splits (heldout11 among them from session 8; heldout12, kept for the
-    session's final blind measurement, never)."""
+    """The format classifier's learning splits (heldout12 among them from session 9; the next blind split, kept
+    for a final blind measurement, never)."""
     return TRAINING_FILES
 
 
