@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from groundsearch.engine import Engine
 from groundsearch.interfaces.api import create_app
 from tests.api.live import make_engine, make_settings, serve
 
@@ -112,3 +113,95 @@ def test_attack_a_real_browser_on_another_origin_cannot_upload(local: str) -> No
     finally:
         evil.shutdown()
     assert "Hornwort bulletin" not in _found(local, "hornwort bulletin sign in")
+
+
+# Round 9: a cross-site request that carries no Origin. Browsers leave ``Origin`` off a page's no-cors GETs
+# (``<img src>``, ``<script src>``, ``<link rel=prefetch>``), so the Origin check above never saw them: another page
+# could run searches on the local server as the trusted user — each one spending its compute and, with telemetry
+# on, counted among the user's "popular topics" (``/api/search/suggestions``). The browser does send Fetch Metadata
+# (``Sec-Fetch-Site``) to loopback servers; local mode now refuses a request it marks as from another site.
+
+class _CountingEngine(Engine):
+    """Records every query the app ran, so a test sees whether a request reached the engine at all."""
+
+    ran: list[str] = []
+
+    def search(self, request, **kwargs):  # type: ignore[no-untyped-def]
+        _CountingEngine.ran.append(getattr(request, "query", str(request)))
+        return super().search(request, **kwargs)
+
+    def stream(self, request, **kwargs):  # type: ignore[no-untyped-def]
+        _CountingEngine.ran.append(getattr(request, "query", str(request)))
+        return super().stream(request, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("local-cross-site-get")
+    with make_engine(tmp, make_settings(tmp), engine_cls=_CountingEngine) as engine, \
+            serve(create_app(engine)) as url:
+        yield url
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_attack_a_cross_site_get_without_origin_cannot_search(counted: str, site: str) -> None:
+    word = f"moonwort{site[:5]}"
+    headers = {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
+    r = httpx.get(f"{counted}/api/search", params={"q": word}, headers=headers, timeout=60)
+    assert r.status_code == 403, r.status_code
+    assert r.json()["error"]["details"]["reason"] == "cross-site"
+    assert not [q for q in _CountingEngine.ran if word in q]
+
+
+def test_fetch_metadata_of_the_page_itself_and_of_typed_urls_is_served(counted: str) -> None:
+    for site in ("same-origin", "none"):  # the web page's own fetches and EventSource; a URL the user typed
+        r = httpx.get(f"{counted}/api/search", params={"q": f"fennel {site}"}, timeout=60,
+                      headers={"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"})
+        assert r.status_code == 200, r.text
+        assert f"fennel {site}" in _CountingEngine.ran
+
+
+def test_a_link_followed_from_another_site_opens_the_page_but_runs_no_search(counted: str) -> None:
+    navigate = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+    assert httpx.get(f"{counted}/", headers=navigate, timeout=60).status_code == 200
+    r = httpx.get(f"{counted}/api/search", params={"q": "bladderwort"}, headers=navigate, timeout=60)
+    assert r.status_code == 403, r.status_code
+    assert not [q for q in _CountingEngine.ran if "bladderwort" in q]
+
+
+class _EvilImages(BaseHTTPRequestHandler):
+    target = ""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        tags = "".join(f'<img src="{self.target}/api/search?q=spleenwort+{i}">' for i in range(3))
+        page = f"""<!doctype html>{tags}<script>
+        Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => {{ i.onload = i.onerror = r; }})))
+          .then(() => document.title = "loaded");
+        </script>""".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> None:
+    """Headless Chromium shows a page of another origin whose images point at the local search API."""
+    from playwright.sync_api import sync_playwright
+
+    _EvilImages.target = counted
+    evil = ThreadingHTTPServer(("127.0.0.1", 0), _EvilImages)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
+            page = browser.new_context().new_page()
+            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+            page.wait_for_function("document.title === 'loaded'", timeout=60_000)
+            browser.close()
+    finally:
+        evil.shutdown()
+    assert not [q for q in _CountingEngine.ran if "spleenwort" in q]

@@ -125,6 +125,12 @@ def _same_origin(origin: str, host: str | None) -> bool:
     return _host_port(parts.netloc, parts.scheme) == _host_port(host, parts.scheme)
 
 
+def _followed_link(scope: Scope, headers: dict[bytes, str]) -> bool:
+    """A top-level navigation to the page (a link from elsewhere): it shows the page, the API stays refused."""
+    return (scope.get("method") == "GET" and headers.get(b"sec-fetch-mode", "").lower() == "navigate"
+            and not str(scope.get("path", "")).startswith("/api"))
+
+
 class LocalOnly:
     """Local mode's guard against the browser as a confused deputy (tests/security/test_local_cross_site.py).
 
@@ -134,6 +140,12 @@ class LocalOnly:
     re-resolves to 127.0.0.1 (DNS rebinding) is same-origin with the server and reads everything. So a request
     whose ``Origin`` is not the server's own is refused, and, bound to loopback, so is one whose ``Host`` is not a
     loopback name. Non-browser clients send no ``Origin``; the web page's own requests carry its origin.
+
+    A page's no-cors GETs (``<img src>``, ``<script src>``, prefetch) carry no ``Origin`` at all, so that check
+    alone let another page run searches as the trusted user. Browsers mark every request with Fetch Metadata:
+    ``Sec-Fetch-Site`` other than ``same-origin`` (the page itself, its EventSource) or ``none`` (a typed URL, a
+    bookmark) is refused too — ``same-site`` included, since another port of localhost is another origin — but for
+    a link followed to the web page itself (a top-level GET navigation outside ``/api``), which runs nothing.
     """
 
     def __init__(self, app: ASGIApp, *, loopback: bool) -> None:
@@ -143,10 +155,14 @@ class LocalOnly:
         if scope["type"] == "http":
             headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
             host, origin = headers.get(b"host"), headers.get(b"origin")
+            site = headers.get(b"sec-fetch-site")
             refused = None
             if host is not None and self.loopback and not is_loopback_name(_host_port(host, "http")[0]):
                 refused = f"this local-mode server answers to localhost names only, not {host!r}"
             elif origin is not None and not _same_origin(origin, host):
+                refused = "a page of another origin may not use this local-mode server"
+            elif site is not None and site.strip().lower() not in ("same-origin", "none") \
+                    and not _followed_link(scope, headers):
                 refused = "a page of another origin may not use this local-mode server"
             if refused is not None:
                 response = error_response(403, "FORBIDDEN", refused, {"reason": "cross-site"})
