@@ -205,3 +205,48 @@ def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> Non
     finally:
         evil.shutdown()
     assert not [q for q in _CountingEngine.ran if "spleenwort" in q]
+
+
+class _EvilFrame(BaseHTTPRequestHandler):
+    target = ""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        page = f"""<!doctype html><iframe src="{self.target}/?q=clubmoss+survey" width=800 height=600
+        onload="setTimeout(() => document.title = 'framed', 3000)"></iframe>""".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_every_response_forbids_framing(counted: str) -> None:
+    for path in ("/", "/api/search/health", "/api/search?q=fennel"):
+        r = httpx.get(f"{counted}{path}", timeout=60)
+        assert r.headers["x-frame-options"] == "DENY", path
+        assert r.headers["content-security-policy"] == "frame-ancestors 'none'", path
+    refused = httpx.get(f"{counted}/api/search", params={"q": "x"}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert refused.status_code == 403 and refused.headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_attack_a_real_browser_page_cannot_frame_the_page(counted: str) -> None:
+    """A framed page's own requests are same-origin, so only the page's refusal to be framed stops its ``?q=``
+    search (and clicks tricked into uploads or deletes)."""
+    from playwright.sync_api import sync_playwright
+
+    _EvilFrame.target = counted
+    evil = ThreadingHTTPServer(("127.0.0.1", 0), _EvilFrame)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
+            page = browser.new_context().new_page()
+            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+            page.wait_for_function("document.title === 'framed'", timeout=60_000)
+            browser.close()
+    finally:
+        evil.shutdown()
+    assert not [q for q in _CountingEngine.ran if "clubmoss" in q]

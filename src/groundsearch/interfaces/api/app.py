@@ -171,6 +171,34 @@ class LocalOnly:
         await self.app(scope, receive, send)
 
 
+class NoFraming:
+    """Every response forbids being shown in another page's frame (``X-Frame-Options``, CSP ``frame-ancestors``).
+
+    A framed page's own requests are same-origin, so neither the Origin nor the Fetch Metadata check sees them: a
+    page of another site could frame the web page (``/?q=`` runs a search; in local mode it is the trusted user,
+    with keys the page sends the key it keeps) and trick clicks into uploads or deletes. The page frames nothing.
+    """
+
+    HEADERS = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def framed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((k, v) for k, v in self.HEADERS if k not in present)]
+            await send(message)
+
+        await self.app(scope, receive, framed)
+
+
 def _web_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "web"
 
@@ -223,6 +251,7 @@ def create_app(engine: Engine, settings: Settings | None = None, *, keys: KeySto
                        upload_bytes=max(UPLOAD_MAX_BYTES, settings.api.max_body_bytes))
     if settings.api.local_mode:  # with keys, a page has no credential to send: a key is never ambient
         app.add_middleware(LocalOnly, loopback=is_loopback_name(settings.api.host))
+    app.add_middleware(NoFraming)  # outermost: the refusals above carry the headers too
     return app
 
 
