@@ -169,57 +169,46 @@ def test_a_link_followed_from_another_site_opens_the_page_but_runs_no_search(cou
     assert not [q for q in _CountingEngine.ran if "bladderwort" in q]
 
 
-class _EvilImages(BaseHTTPRequestHandler):
-    target = ""
+class _EvilPage(BaseHTTPRequestHandler):
+    html = ""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        tags = "".join(f'<img src="{self.target}/api/search?q=spleenwort+{i}">' for i in range(3))
-        page = f"""<!doctype html>{tags}<script>
-        Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => {{ i.onload = i.onerror = r; }})))
-          .then(() => document.title = "loaded");
-        </script>""".encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()
-        self.wfile.write(page)
+        self.wfile.write(self.html.encode())
 
     def log_message(self, *args: object) -> None:
         pass
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
-def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> None:
-    """Headless Chromium shows a page of another origin whose images point at the local search API."""
+def _show_in_chromium(html: str, done_title: str) -> None:
+    """Headless Chromium shows ``html`` from another origin (another port of 127.0.0.1) until its title is set."""
     from playwright.sync_api import sync_playwright
 
-    _EvilImages.target = counted
-    evil = ThreadingHTTPServer(("127.0.0.1", 0), _EvilImages)
+    _EvilPage.html = html
+    evil = ThreadingHTTPServer(("127.0.0.1", 0), _EvilPage)
     threading.Thread(target=evil.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
             page = browser.new_context().new_page()
             page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-            page.wait_for_function("document.title === 'loaded'", timeout=60_000)
+            page.wait_for_function(f"document.title === {done_title!r}", timeout=60_000)
             browser.close()
     finally:
         evil.shutdown()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> None:
+    """A page of another origin whose images point at the local search API."""
+    tags = "".join(f'<img src="{counted}/api/search?q=spleenwort+{i}">' for i in range(3))
+    _show_in_chromium(f"""<!doctype html>{tags}<script>
+        Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => {{ i.onload = i.onerror = r; }})))
+          .then(() => document.title = "loaded");
+        </script>""", "loaded")
     assert not [q for q in _CountingEngine.ran if "spleenwort" in q]
-
-
-class _EvilFrame(BaseHTTPRequestHandler):
-    target = ""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        page = f"""<!doctype html><iframe src="{self.target}/?q=clubmoss+survey" width=800 height=600
-        onload="setTimeout(() => document.title = 'framed', 3000)"></iframe>""".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(page)
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 def test_every_response_forbids_framing(counted: str) -> None:
@@ -235,18 +224,6 @@ def test_every_response_forbids_framing(counted: str) -> None:
 def test_attack_a_real_browser_page_cannot_frame_the_page(counted: str) -> None:
     """A framed page's own requests are same-origin, so only the page's refusal to be framed stops its ``?q=``
     search (and clicks tricked into uploads or deletes)."""
-    from playwright.sync_api import sync_playwright
-
-    _EvilFrame.target = counted
-    evil = ThreadingHTTPServer(("127.0.0.1", 0), _EvilFrame)
-    threading.Thread(target=evil.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
-            page = browser.new_context().new_page()
-            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-            page.wait_for_function("document.title === 'framed'", timeout=60_000)
-            browser.close()
-    finally:
-        evil.shutdown()
+    _show_in_chromium(f"""<!doctype html><iframe src="{counted}/?q=clubmoss+survey" width=800 height=600
+        onload="setTimeout(() => document.title = 'framed', 3000)"></iframe>""", "framed")
     assert not [q for q in _CountingEngine.ran if "clubmoss" in q]

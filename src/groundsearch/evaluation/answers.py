@@ -154,6 +154,14 @@ def heldout_ids(dataset: BeirDataset) -> frozenset[str]:
     return frozenset(doc["heldout"].get(dataset.name, ()))
 
 
+def only_split(dataset: BeirDataset, split: str) -> BeirDataset:
+    """``dataset`` cut to one half of its committed split (``heldout`` / ``tune``); ``all`` keeps it whole."""
+    if split == "all":
+        return dataset
+    held = heldout_ids(dataset)
+    return dataset.only([q for q in dataset.queries if (q in held) == (split == "heldout")])
+
+
 # ---- judging one answer -----------------------------------------------------------------------------
 
 
@@ -351,9 +359,7 @@ def run_answer_eval(dataset: BeirDataset, *, embedder_name: str = "minilm", embe
     passages, prose)`` adds the LLM judge's faithfulness column."""
     if limit_queries is not None and limit_queries < 1:
         raise InvalidInput("--limit-queries must be at least 1", details={"field": "limit_queries"})
-    if split != "all":
-        held = heldout_ids(dataset)
-        dataset = dataset.only([q for q in dataset.queries if (q in held) == (split == "heldout")])
+    dataset = only_split(dataset, split)
     data = dataset.limited(limit_queries)
     cases = load_cases(data)
     labels = load_doc_labels(data)

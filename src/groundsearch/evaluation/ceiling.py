@@ -24,7 +24,7 @@ from typing import Any
 from ..answer.extractive import candidates
 from ..errors import InvalidInput
 from ..types import SearchRequest
-from .answers import OPEN_LIMIT, contains_answer, heldout_ids, load_cases, load_doc_labels, plain_retrieval
+from .answers import OPEN_LIMIT, contains_answer, load_cases, load_doc_labels, only_split, plain_retrieval
 from .datasets import BeirDataset
 from .runner import Progress, open_eval_engine
 
@@ -56,9 +56,7 @@ def run_ceiling(dataset: BeirDataset, *, embedder_name: str = "minilm", embedder
     """Counts per stage (and the qids at each), for ``split`` (all / tune / heldout) of an open set."""
     if load_doc_labels(dataset) is not None:
         raise InvalidInput("--ceiling needs an open set (one without doc_labels.tsv)", details={"field": "ceiling"})
-    if split != "all":
-        held = heldout_ids(dataset)
-        dataset = dataset.only([q for q in dataset.queries if (q in held) == (split == "heldout")])
+    dataset = only_split(dataset, split)
     data = dataset.limited(limit_queries)
     cases = load_cases(data)
     report = progress or (lambda task, done, total: None)
