@@ -733,6 +733,11 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port") from exc
     bound = sock.getsockname()[1]
+    # listen now, before the URL is printed: a bound socket that is not yet listening refuses connections, and
+    # uvicorn only listens once the engine is open and the app built — under load a client that read the URL got
+    # "connection refused" (tests/security/test_proxy.py in a fresh-clone CI). Until uvicorn accepts, connections
+    # wait in the backlog (uvicorn's own listen() on the same socket is harmless).
+    sock.listen(2048)
     with open_engine(ctx, shared=False) as engine:
         engine.start_background_embedding()
         app = create_app(engine, settings)
