@@ -74,44 +74,17 @@ def test_the_page_itself_and_clients_without_a_browser_still_work(local: str) ->
     assert {"Fennel notes", "Fennel seeds"} <= set(_found(local, "fennel"))
 
 
-class _Evil(BaseHTTPRequestHandler):
-    target = ""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        page = f"""<!doctype html><script>
-        const fd = new FormData();
-        const text = "# Hornwort bulletin\\n\\nHornwort accounts must sign in again.\\n";
-        fd.append("file", new Blob([text]), "hornwort.md");
-        fetch("{self.target}/api/items", {{method: "POST", mode: "no-cors", body: fd}})
-          .then(() => document.title = "sent", () => document.title = "blocked");
-        </script>""".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(page)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
 def test_attack_a_real_browser_on_another_origin_cannot_upload(local: str) -> None:
     """Headless Chromium on a page of another origin (another port of 127.0.0.1) posts a file the way any web page
     can; nothing of it may be ingested."""
-    from playwright.sync_api import sync_playwright
-
-    _Evil.target = local
-    evil = ThreadingHTTPServer(("127.0.0.1", 0), _Evil)
-    threading.Thread(target=evil.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
-            page = browser.new_context().new_page()
-            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-            page.wait_for_function("document.title === 'sent' || document.title === 'blocked'", timeout=30_000)
-            browser.close()
-    finally:
-        evil.shutdown()
+    _show_in_chromium(f"""<!doctype html><script>
+        const fd = new FormData();
+        const text = "# Hornwort bulletin\\n\\nHornwort accounts must sign in again.\\n";
+        fd.append("file", new Blob([text]), "hornwort.md");
+        fetch("{local}/api/items", {{method: "POST", mode: "no-cors", body: fd}})
+          .then(() => document.title = "sent", () => document.title = "blocked");
+        </script>""", "document.title === 'sent' || document.title === 'blocked'")
     assert "Hornwort bulletin" not in _found(local, "hornwort bulletin sign in")
 
 
@@ -182,8 +155,9 @@ class _EvilPage(BaseHTTPRequestHandler):
         pass
 
 
-def _show_in_chromium(html: str, done_title: str) -> None:
-    """Headless Chromium shows ``html`` from another origin (another port of 127.0.0.1) until its title is set."""
+def _show_in_chromium(html: str, done: str) -> None:
+    """Headless Chromium shows ``html`` from another origin (another port of 127.0.0.1) until ``done`` (a JavaScript
+    condition) holds."""
     from playwright.sync_api import sync_playwright
 
     _EvilPage.html = html
@@ -194,7 +168,7 @@ def _show_in_chromium(html: str, done_title: str) -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--disable-gpu", "--disable-quic"])
             page = browser.new_context().new_page()
             page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-            page.wait_for_function(f"document.title === {done_title!r}", timeout=60_000)
+            page.wait_for_function(done, timeout=60_000)
             browser.close()
     finally:
         evil.shutdown()
@@ -207,7 +181,7 @@ def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> Non
     _show_in_chromium(f"""<!doctype html>{tags}<script>
         Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => {{ i.onload = i.onerror = r; }})))
           .then(() => document.title = "loaded");
-        </script>""", "loaded")
+        </script>""", "document.title === 'loaded'")
     assert not [q for q in _CountingEngine.ran if "spleenwort" in q]
 
 
@@ -225,5 +199,5 @@ def test_attack_a_real_browser_page_cannot_frame_the_page(counted: str) -> None:
     """A framed page's own requests are same-origin, so only the page's refusal to be framed stops its ``?q=``
     search (and clicks tricked into uploads or deletes)."""
     _show_in_chromium(f"""<!doctype html><iframe src="{counted}/?q=clubmoss+survey" width=800 height=600
-        onload="setTimeout(() => document.title = 'framed', 3000)"></iframe>""", "framed")
+        onload="setTimeout(() => document.title = 'framed', 3000)"></iframe>""", "document.title === 'framed'")
     assert not [q for q in _CountingEngine.ran if "clubmoss" in q]
