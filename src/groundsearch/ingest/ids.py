@@ -12,7 +12,9 @@
 * The default tenant ``''`` has no tenant segment, so its record keys are escaped too (``%`` and ``:`` only):
   unescaped, its record ``acme:r1`` had tenant ``acme``'s id ``rel:acme:r1`` — a squat that made acme's own
   upload of ``r1`` fail as "another tenant's" (tests/security/test_record_key_splice.py). A default-tenant id
-  then never holds a second ``:``, and every other id does.
+  then never holds a second ``:``, and every other id does. So an id names the one tenant whose ids it is
+  shaped like (``namespace_tenant``); a store written before either encoding can hold an item under another
+  tenant's shape, which ``store/legacy_ids.py`` moves once into its owner's (``moved_id``).
 * ``content_hash`` covers what a reader sees (title, text, typed fields), normalised (NFC, whitespace
   collapsed) so re-encoded or re-wrapped copies of the same content collide — that is the duplicate signal.
   Status, dates of ingest and the source path are deliberately *not* in it.
@@ -26,11 +28,11 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from ..types import FieldValue
 
-__all__ = ["chunk_id", "content_hash", "document_id", "record_id", "source_key"]
+__all__ = ["chunk_id", "content_hash", "document_id", "moved_id", "namespace_tenant", "record_id", "source_key"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -59,6 +61,25 @@ def record_id(collection: str, key: str, content: str, tenant: str = "") -> str:
     if key and not tenant:
         key = key.replace("%", "%25").replace(":", "%3A")  # ``%`` first: the escape stays one-to-one
     return _scope(collection, tenant) + (key if key else "row-" + content[:16])
+
+
+def namespace_tenant(item_id: str) -> str | None:
+    """The tenant whose ids ``item_id`` is shaped like — the inverse of ``_scope`` — or ``None``: nobody's (no
+    tenant segment this module could have written, e.g. an unescaped ``a b`` or an empty one)."""
+    collection, sep, rest = item_id.partition(":")
+    if not sep or not collection:
+        return None
+    segment, sep, _ = rest.partition(":")
+    if not sep:
+        return ""
+    tenant = unquote(segment, errors="replace")  # an invalid escape comes back other than it went in
+    return tenant if tenant and quote(tenant, safe="") == segment else None
+
+
+def moved_id(item_id: str, collection: str, tenant: str) -> str:
+    """A new id in ``tenant``'s own namespace for its item stored under ``item_id``, an id shaped like another
+    tenant's (``namespace_tenant``); deterministic, so a move interrupted and run again picks the same one."""
+    return _scope(collection, tenant) + "legacy-" + hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:16]
 
 
 def chunk_id(item_id: str, position: int) -> str:

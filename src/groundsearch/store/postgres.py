@@ -24,6 +24,7 @@ from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
 from . import pg_bulk, pg_curation, pg_sentences
 from .base import check_vectors, page_from
+from .legacy_ids import move_squatters
 from .pg_keyword import impact, keyword_top, refresh_impacts, scope_deltas, scope_of_item, term_df_deltas
 from .pg_local_keyword import LocalKeywordLeg, log_changes
 from .pg_claims import VectorClaims
@@ -90,6 +91,8 @@ class PostgresStore:
             raise unavailable(dsn, exc) from exc
         store = cls(dsn, dim, pool, keyword_leg, keyword_dir)
         store.hnsw_ef = hnsw_ef
+        if migrate:
+            move_squatters(store)
         return store
 
     def bulk_import(self, stats: dict[str, Any] | None = None) -> AbstractContextManager[None]:

@@ -55,6 +55,7 @@ from . import sqlite_sentences as sentences
 from .base import check_vectors, page_from
 from .sentence_rows import SentenceRow
 from .keyword_tantivy import KeywordIndex
+from .legacy_ids import move_squatters
 from .sqlite_rows import CHUNK_COLS, ITEM_COLS, chunk_view, item_from_row, validate_writes
 from .sqlite_claims import FileClaims
 from .sqlite_schema import (
@@ -143,6 +144,8 @@ class SQLiteStore:
                         keyword.damaged = f"{why}; the writer process rebuilds it"
                     else:
                         store._derived.rebuild_keyword(f"{why}; rebuilt it from SQLite")
+            if owner:
+                move_squatters(store)
         except BaseException:
             keyword.close()
             raise
