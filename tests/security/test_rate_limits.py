@@ -53,7 +53,23 @@ CALLS: dict[str, Callable[[httpx.Client, Server], httpx.Response]] = {
     "validate-urls": lambda c, s: c.post("/api/validate-urls", json={"urls": ["https://example.org/"]}),
     "suggestions": lambda c, s: c.get("/api/search/suggestions"),
     "preview": lambda c, s: c.get("/api/search/preview", params={"q": "quil"}),
+    # round 10: the GET and streaming (SSE) forms, and a conversation continued turn after turn
+    "search, GET": lambda c, s: c.get("/api/search", params={"q": "quillwort"}),
+    "search, SSE stream": lambda c, s: c.get("/api/search", params={"q": "quillwort", "stream": "true"}),
+    "search, POST stream": lambda c, s: c.post("/api/search?stream=true", json={"query": "quillwort"}),
+    "intelligent search": lambda c, s: c.post("/api/intelligent-search", json={"query": "quillwort"}),
+    "chat, SSE stream": lambda c, s: c.post("/api/chat?stream=true", json={"message": "quillwort?"}),
+    "chat, one conversation continued": lambda c, s: _continued(c),
 }
+
+
+def _continued(c: httpx.Client) -> httpx.Response:
+    conversation = getattr(c, "conversation", None)
+    r = c.post("/api/chat", json={"message": "quillwort?", **({"conversation_id": conversation} if conversation
+                                                                else {})})
+    if r.status_code == 200:
+        c.conversation = r.json()["conversation_id"]  # type: ignore[attr-defined]
+    return r
 
 
 @pytest.mark.parametrize("route", list(CALLS))
