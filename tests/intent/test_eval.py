@@ -114,16 +114,21 @@ def test_packaged_set_is_large_and_varied():
 
 def test_no_request_of_a_blind_split_is_trained_on():
     """The classifier learns from the files in TRAINING_FILES only; any other labelled split (the next blind one,
-    kept for a session's one final blind measurement) shares no request with its training rows or the prototypes.
-    heldout13 (session 9, measured blind once at its end) is such a split."""
+    heldout14, kept for a session's one final blind measurement) shares no request with its training rows or the
+    prototypes. heldout13 was measured blind once at the end of session 9 and is a learning split from session 10;
+    heldout14 is committed by the lead during session 10, so it may or may not be there yet. Only a yes/no is
+    asserted, so a failure never prints a blind split's requests."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
               and p.name not in TRAINING_FILES]
-    assert "intents-heldout12.jsonl" in TRAINING_FILES and "intents-heldout12.jsonl" not in others
-    assert "intents-heldout13.jsonl" in others  # the split is there, so the overlap check below reads it
+    assert "intents-heldout13.jsonl" in TRAINING_FILES and "intents-heldout13.jsonl" not in others
+    assert "intents-heldout14.jsonl" not in TRAINING_FILES
+    if (data / "intents-heldout14.jsonl").is_file():
+        assert "intents-heldout14.jsonl" in others  # there, so the overlap check below reads its requests
     for name in others:
-        assert not {r["query"].casefold() for r in load_labelled(data / name)} & trained, name
+        shared = bool({r["query"].casefold() for r in load_labelled(data / name)} & trained)
+        assert not shared, name
 
 
 def test_the_shipped_weights_were_fitted_on_the_training_files_as_they_are():
@@ -152,11 +157,16 @@ def test_heldout_split_is_the_committed_one():
 
 def test_later_blind_heldout_splits_are_the_committed_ones():
     """Written blind and committed alone (36edd40: heldout4-5; 18f8984: heldout6-7; 5a6e78f: heldout8; 3a43bfa:
-    heldout9; 81c381f: heldout10; 8221fbb: heldout11; b8efdc7: heldout12; a56774b: heldout13) before any measurement. heldout7 was
-    measured once at the end of session 4 and is a learning split from session 5; heldout9 was measured blind once at the start of session 6 and is one from then; heldout10 was measured blind once at the
-    end of session 6 and is one from session 7; heldout11 was measured blind once at the end of session 7 and is one
-    from session 8; heldout12 was measured blind once at the end of session 8 and is one from session 9; heldout13
-    was measured blind once at the end of session 9."""
+    heldout9; 81c381f: heldout10; 8221fbb: heldout11; b8efdc7: heldout12; a56774b: heldout13) before any
+    measurement. heldout7 was measured once at the end of session 4 and is a learning split from session 5;
+    heldout9 was measured blind once at the start of session 6 and is one from then; heldout10 was measured blind
+    once at the end of session 6 and is one from session 7; heldout11 was measured blind once at the end of session
+    7 and is one from session 8; heldout12 was measured blind once at the end of session 8 and is one from session
+    9; heldout13 was measured blind once at the end of session 9 and is one from session 10.
+
+    heldout11's digest is not its commit's: session 10 fixed one label, q11-159 ("sparklines of ..."), from `line`
+    to `other` / `other-kind` (the README's convention: a sparkline is a kind outside the schema, as d050 and q9-033
+    hold it); 0e27a9e5... was its digest as committed. The data README records the fix."""
     data = resources.files("groundsearch.evaluation") / "data"
     readme = (data / "README.md").read_text("utf-8")
     for name, want in (("intents-heldout4.jsonl", "58b1b701fbdae4bf8f325aa09ba4323e8d8a3061f8713d9e4528a93c2c0ad9cf"),
@@ -166,7 +176,7 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
                        ("intents-heldout8.jsonl", "53a9300c3fbe60cf4192bd057925b3ede8443d065078eaf08db5a8310b7736fd"),
                        ("intents-heldout9.jsonl", "e8007c7944cf993669d7dce8568c4ff6743b877c2fa405557ca6c7fcea3c592a"),
                        ("intents-heldout10.jsonl", "e3250a55146870a71f929cc48c25a75e4b50f7d85c4eebac9ef2ce7d287e0688"),
-                       ("intents-heldout11.jsonl", "0e27a9e55a88bc35a20a69a8be763b2c2ef19cb42e734e95cc96a4408c7aaeb9"),
+                       ("intents-heldout11.jsonl", "6cc9618d86fc2fdf8d620fb416ebc83b8621be7ff1ddfb645a0c6b15bc41f00e"),
                        ("intents-heldout12.jsonl", "e28c0e363e23346eeb69830bec78d14c0d2115904280948b652573141df5d90a"),
                        ("intents-heldout13.jsonl", "3642bafd92af4f1ac5ce1023c7cda577c323f568c5eb194b756d682db4f69f20")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
@@ -174,8 +184,9 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
 
 
 def test_the_final_blind_split_is_never_a_training_file():
-    assert "intents-heldout13.jsonl" not in TRAINING_FILES  # session 9's blind split
-    assert "intents-heldout12.jsonl" in TRAINING_FILES  # measured blind at the end of session 8: a learning split
+    assert "intents-heldout14.jsonl" not in TRAINING_FILES  # session 10's blind split, committed by the lead
+    assert not [f for f in TRAINING_FILES if f.startswith("intents-heldout14")]
+    assert "intents-heldout13.jsonl" in TRAINING_FILES  # measured blind at the end of session 9: a learning split
 
 
 def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():

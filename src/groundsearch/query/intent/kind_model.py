@@ -47,8 +47,8 @@ BAR_SHAPED: tuple[ChartSubtype, ...] = ("bar", "ranked-bar", "stacked-bar", "tor
 
 
 def training_files() -> tuple[str, ...]:
-    """The format classifier's learning splits (heldout12 among them from session 9; the next blind split, kept
-    for a final blind measurement, never)."""
+    """The format classifier's learning splits (heldout13 among them from session 10; the next blind split,
+    heldout14, kept for a final blind measurement, never)."""
     return TRAINING_FILES
 
 
