@@ -41,7 +41,8 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def _answered(r: object) -> None:
     assert r.status_code in (200, 400), (r.status_code, r.text[:300])  # type: ignore[attr-defined]
     if r.status_code == 400:  # type: ignore[attr-defined]
-        assert r.json()["error"]["code"] in ("VALIDATION_FAILED", "INVALID_QUERY", "INVALID_FILTER"), r.text  # type: ignore[attr-defined]
+        code = r.json()["error"]["code"]  # type: ignore[attr-defined]
+        assert code in ("VALIDATION_FAILED", "INVALID_QUERY", "INVALID_FILTER"), code
 
 
 def _products(hits: list[dict]) -> list[str]:

@@ -13,6 +13,7 @@ Item ids may contain ``/`` (document ids embed their source path), hence the ``:
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import re
@@ -113,14 +114,12 @@ async def ingest_file(
     if not name or "." not in name:
         raise InvalidInput("the upload needs a file name with an extension (e.g. notes.md, releases.jsonl)",
                            details={"field": "file"})
-    data = await file.read(UPLOAD_MAX_BYTES + 1)
-    if len(data) > UPLOAD_MAX_BYTES:
-        raise InvalidInput(f"the file is larger than {UPLOAD_MAX_BYTES} bytes; use `groundsearch ingest`",
-                           details={"field": "file", "max_bytes": UPLOAD_MAX_BYTES})
     if collection is not None:
         state(request).engine.collection(collection)  # an unknown collection is a 400 now, not a failed job later
-    job = await run_in_threadpool(new_job, who, name, collection, _upload_dir(request, who), data)
-    large = len(data) > state(request).settings.api.upload_sync_max_bytes
+    await file.seek(0)
+    job, size = await run_in_threadpool(new_job, who, name, collection, _upload_dir(request, who), file.file,
+                                        UPLOAD_MAX_BYTES)
+    large = size > state(request).settings.api.upload_sync_max_bytes
     return await run_upload(request, job, background=background or large)
 
 
@@ -138,7 +137,8 @@ async def ingest_records(request: Request, body: RecordsIn,
     name = f"records-{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
     if body.collection is not None:
         state(request).engine.collection(body.collection)  # an unknown collection is a 400 now, not a failed job
-    job = await run_in_threadpool(new_job, who, name, body.collection, _upload_dir(request, who), data)
+    job, _ = await run_in_threadpool(new_job, who, name, body.collection, _upload_dir(request, who),
+                                     io.BytesIO(data), len(data))
     return await run_upload(request, job, background=False)
 
 

@@ -25,14 +25,14 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ...engine import Engine
-from ...errors import GroundsearchError, IngestError, IngestStopped, NotFound, RateLimited
+from ...errors import GroundsearchError, IngestError, IngestStopped, InvalidInput, NotFound, RateLimited
 from ...ingest.pipeline import IngestLimits
 from ...settings import Settings
 from .auth import Principal
@@ -209,14 +209,35 @@ def runner(request: Request) -> JobRunner:
     return request.app.state.jobs
 
 
-def new_job(who: Principal, source: str, collection: str | None, folder: Path, data: bytes) -> Job:
+STAGE_CHUNK = 1024 * 1024  # bytes copied at a time: the most of an upload the server holds in memory
+
+
+def new_job(who: Principal, source: str, collection: str | None, folder: Path, body: BinaryIO,
+            max_bytes: int) -> tuple[Job, int]:
+    """A job for the upload ``body`` (a file, read from its start) and its size.
+
+    ``body`` is copied to the staging folder ``STAGE_CHUNK`` at a time. Read whole, every upload in flight cost
+    its size in RAM: 16 concurrent 32 MiB uploads took a server from 118 to 252 MiB, 139 MiB copied in chunks
+    (tests/security/test_upload_memory.py). More than ``max_bytes`` is ``InvalidInput``, nothing of it staged."""
     job_id = secrets.token_hex(8)
     staging = folder / ".staging"
     staging.mkdir(parents=True, exist_ok=True)
     staged = staging / f"{job_id}-{source}"
-    staged.write_bytes(data)
-    return Job(id=job_id, tenant=who.tenant, write_tenant=who.write_tenant, source=source, collection=collection,
-               staged=staged, path=folder / source)
+    size = 0
+    try:
+        with staged.open("wb") as out:
+            while chunk := body.read(STAGE_CHUNK):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise InvalidInput(f"the file is larger than {max_bytes} bytes; use `groundsearch ingest`",
+                                       details={"field": "file", "max_bytes": max_bytes})
+                out.write(chunk)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    job = Job(id=job_id, tenant=who.tenant, write_tenant=who.write_tenant, source=source, collection=collection,
+              staged=staged, path=folder / source)
+    return job, size
 
 
 async def run_upload(request: Request, job: Job, background: bool) -> IngestOut | JSONResponse:
