@@ -1,5 +1,6 @@
 """The rule of combination chosen in session 7: a classifier that disagrees with a sure tier 1 decides from the
-probability at which its own measured accuracy beats tier 1's measured precision in that case."""
+probability at which its own measured accuracy beats tier 1's measured precision in that case; from session 10, in
+a sure case whose own measured precision is below 0.95, from 0.5 (tier 1 defers)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,21 @@ def test_the_gate_tried_in_session_8_calls_only_a_plain_format_word_in_a_plain_w
     assert not plain_wish("what is a tornado diagram?")  # a question
     assert not plain_wish("timeline of the langchain releases; scratch that, just tell me the latest version")
     assert not plain_wish("could you take every paper from the reranking section and lay them out in a table")
+
+
+def test_a_sure_case_whose_own_record_is_below_095_defers_to_the_classifiers_first_reading_bin() -> None:
+    from groundsearch.evaluation.format_training import DEFER_FLOOR, deferring_overrides
+
+    record = [{**r, "split": "b"} for r in _classifier_record() + _case("used", 94, 6) + _case("refused", 200, 0)]
+    new = {**_reading("used", "table", "default", "default", 0.6), "split": "a"}  # the split left out
+    beats = beats_overrides([r for r in record if r["split"] != "a"])
+    # "used" 0.936 precise: only the classifier's top bin (0.951) beats it, so "beats" asks for 0.95
+    assert beats == {"used": 0.95}
+    assert decide_blind(new, beats, abstain_unread=False)[::2] == ("table", "rules")
+    # its stated confidence (0.936, measured without "a") is below 0.95: a disagreeing classifier decides from 0.5
+    defer = deferring_overrides(record + [new], "a")
+    assert defer == {"used": DEFER_FLOOR} and DEFER_FLOOR == 0.5
+    assert decide_blind(new, defer, abstain_unread=False)[::2] == ("default", "classifier")
+    # below one half the classifier's top choice is not a reading: tier 1 stands
+    faint = {**_reading("used", "table", "default", "default", 0.45), "split": "a"}
+    assert decide_blind(faint, defer, abstain_unread=False)[::2] == ("table", "rules")

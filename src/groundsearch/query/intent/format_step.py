@@ -6,7 +6,9 @@ sure; otherwise the e5 classifier chooses among the formats the lexicon found (o
 paraphrase with no format word, or a request in a language tier 1 cannot read). In the tier-1 cases listed
 in ``calibration.overrides`` (those whose blind precision the classifier's measured accuracy beats, from the
 probability each names: today a format word read as used, no format word found, a mention, a refusal) the
-classifier is asked too, and decides when it disagrees with the probability the case's threshold asks for. Tier 3's format or chart kind replaces tier 2's only for the fields listed in ``calibration.llm_wins``, which
+classifier is asked too, and decides when it disagrees with the probability the case's threshold asks for; a
+sure case whose own measured precision is below 0.95 defers to the classifier from 0.5, its first reading bin
+(``format_training.deferring_overrides``). Tier 3's format or chart kind replaces tier 2's only for the fields listed in ``calibration.llm_wins``, which
 the intent eval fills from measurement. Each decision's ``confidence`` is the accuracy its tier measured out of
 sample where it decided (``calibration.json``: tier 1 per case, the classifier per probability bin).
 """
