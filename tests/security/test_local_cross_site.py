@@ -13,9 +13,10 @@ whose ``Host`` is not a loopback name. Clients without a browser send no ``Origi
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -155,9 +156,9 @@ class _EvilPage(BaseHTTPRequestHandler):
         pass
 
 
-def _show_in_chromium(html: str, done: str) -> None:
+def _show_in_chromium(html: str, done: str, then: Callable[[Any], None] | None = None) -> None:
     """Headless Chromium shows ``html`` from another origin (another port of 127.0.0.1) until ``done`` (a JavaScript
-    condition) holds."""
+    condition) holds; ``then(page)`` goes on from there."""
     from playwright.sync_api import sync_playwright
 
     _EvilPage.html = html
@@ -169,6 +170,8 @@ def _show_in_chromium(html: str, done: str) -> None:
             page = browser.new_context().new_page()
             page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
             page.wait_for_function(done, timeout=60_000)
+            if then is not None:
+                then(page)
             browser.close()
     finally:
         evil.shutdown()
@@ -183,6 +186,40 @@ def test_attack_a_real_browser_page_of_images_cannot_search(counted: str) -> Non
           .then(() => document.title = "loaded");
         </script>""", "document.title === 'loaded'")
     assert not [q for q in _CountingEngine.ran if "spleenwort" in q]
+
+
+# Round 10: the link above opens the page, and the page's own script searched for its ``?q=`` at once — a
+# same-origin request, which no check refuses. A link on any page made the user's server search for the linker's
+# words, counted among the user's popular topics; with keys, the page sends the key it keeps. The page opened
+# from another site now fills the box and waits for the user.
+
+_SETTLED = ("document.querySelector('#q').value === {q!r} && (document.querySelector('.kind-from-elsewhere') !== null"
+            " || document.querySelector('#results').getAttribute('aria-busy') === 'false')")
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+def test_attack_a_link_from_another_site_fills_the_box_but_does_not_search(counted: str) -> None:
+    """A user clicks a link on another site to ``/?q=…``. Before the fix the page searched at once (the search was
+    in the engine's log when the page settled); now it waits, and runs when the user presses Enter. A URL typed
+    in (``Sec-Fetch-Site: none``) still searches at once."""
+    query = "butterwort linked"
+
+    def arrive(page: Any) -> None:
+        page.click("#go")
+        page.wait_for_url(f"{counted}/?q=*", timeout=60_000)
+        page.wait_for_function(_SETTLED.format(q=query), timeout=60_000)
+        assert not [q for q in _CountingEngine.ran if "butterwort" in q], _CountingEngine.ran
+        assert "Not searched yet" in page.inner_text("#notices")
+        page.press("#q", "Enter")  # the user acts: now it searches
+        page.wait_for_function("document.querySelector('#results').getAttribute('aria-busy') === 'false'",
+                               timeout=60_000)
+        assert query in _CountingEngine.ran
+        page.goto(f"{counted}/?q=butterwort+typed")  # as if typed into the address bar
+        page.wait_for_function(_SETTLED.format(q="butterwort typed"), timeout=60_000)
+        assert "butterwort typed" in _CountingEngine.ran
+
+    _show_in_chromium(f'<!doctype html><a id="go" href="{counted}/?q={query.replace(" ", "+")}">go</a>',
+                      "document.readyState === 'complete'", arrive)
 
 
 def test_every_response_forbids_framing(counted: str) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -125,6 +125,13 @@ def _same_origin(origin: str, host: str | None) -> bool:
     return _host_port(parts.netloc, parts.scheme) == _host_port(host, parts.scheme)
 
 
+def from_elsewhere(sec_fetch_site: str | None) -> bool:
+    """Whether a browser marked the request as sent for a page of another origin (Fetch Metadata): any
+    ``Sec-Fetch-Site`` but ``same-origin`` (the page itself) and ``none`` (a typed URL, a bookmark). ``same-site``
+    counts: another port of localhost is another origin. Clients without a browser send no such header."""
+    return sec_fetch_site is not None and sec_fetch_site.strip().lower() not in ("same-origin", "none")
+
+
 def _followed_link(scope: Scope, headers: dict[bytes, str]) -> bool:
     """A top-level navigation to the page (a link from elsewhere): it shows the page, the API stays refused."""
     return (scope.get("method") == "GET" and headers.get(b"sec-fetch-mode", "").lower() == "navigate"
@@ -145,7 +152,8 @@ class LocalOnly:
     alone let another page run searches as the trusted user. Browsers mark every request with Fetch Metadata:
     ``Sec-Fetch-Site`` other than ``same-origin`` (the page itself, its EventSource) or ``none`` (a typed URL, a
     bookmark) is refused too — ``same-site`` included, since another port of localhost is another origin — but for
-    a link followed to the web page itself (a top-level GET navigation outside ``/api``), which runs nothing.
+    a link followed to the web page itself (a top-level GET navigation outside ``/api``), which runs nothing: the
+    page it serves then fills a ``?q=`` in without searching (``_mount_web``).
     """
 
     def __init__(self, app: ASGIApp, *, loopback: bool) -> None:
@@ -161,8 +169,7 @@ class LocalOnly:
                 refused = f"this local-mode server answers to localhost names only, not {host!r}"
             elif origin is not None and not _same_origin(origin, host):
                 refused = "a page of another origin may not use this local-mode server"
-            elif site is not None and site.strip().lower() not in ("same-origin", "none") \
-                    and not _followed_link(scope, headers):
+            elif from_elsewhere(site) and not _followed_link(scope, headers):
                 refused = "a page of another origin may not use this local-mode server"
             if refused is not None:
                 response = error_response(403, "FORBIDDEN", refused, {"reason": "cross-site"})
@@ -261,8 +268,15 @@ def _mount_web(app: FastAPI) -> None:
         raise ConfigError(f"the web page is missing from the installation ({web}); reinstall groundsearch")
 
     @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(web / "index.html", headers={"Cache-Control": "no-cache"})
+    def index(request: Request) -> HTMLResponse:
+        """The page. Opened by a link from another site it is marked ``data-arrived="elsewhere"``, and its script
+        then only fills ``?q=`` into the box: a link on any page could otherwise make the user's server run a
+        search — as the trusted user in local mode, with the key the page keeps otherwise — spending its budget
+        and adding the linker's words to the user's popular topics (tests/security/test_local_cross_site.py)."""
+        html = (web / "index.html").read_text(encoding="utf-8")
+        if from_elsewhere(request.headers.get("sec-fetch-site")):
+            html = html.replace("<html ", '<html data-arrived="elsewhere" ', 1)
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache", "Vary": "Sec-Fetch-Site"})
 
     plotly = _plotly_js()
     if plotly is not None:

@@ -431,4 +431,20 @@ function renderLowConfidence(l) {
 renderRecent();
 loadPopular();
 const initial = new URLSearchParams(location.search).get("q");
-if (initial) { input.value = initial; runSearch(initial); }
+if (initial) {
+  input.value = initial;
+  // Opened by a link on another site (the server marks the page): fill the box, search when the user asks.
+  // Run at once, any page could make this server search — as the local user, or with the key kept here.
+  if (document.documentElement.dataset.arrived === "elsewhere") showUnrun(initial);
+  else runSearch(initial);
+}
+
+function showUnrun(text) {
+  $("#start").hidden = true;
+  $("#results").hidden = false;
+  $("#status").textContent = "";
+  $("#notices").replaceChildren(el("div", { class: "notice kind-from-elsewhere", role: "status" },
+    el("strong", { text: "Not searched yet" }),
+    ` A link from another site opened this page with “${text}”. Press Enter to search for it.`));
+  input.focus();
+}
