@@ -305,6 +305,29 @@ def _starts(tokens: list[str], i: int, phrase: tuple[str, ...]) -> bool:
     return tuple(tokens[i:i + len(phrase)]) == phrase
 
 
+# A format word inside quotation marks that name something is a mention: a title ("A Timeline of Grief", 'Graph
+# Neural Networks for Dense Retrieval'), a setting or a label ('table export', 'chart:bar', 'see the table below').
+# A quoted request of five words or more in lower case ("please show the citation network", "can someone send me a
+# chart …") is read as the user's own, and a quoted refusal ("no charts") stays one.
+_QUOTED = re.compile(r'"([^"]{1,120})"|\u201c([^\u201d]{1,120})\u201d|\u201e([^\u201c\u201d]{1,120})[\u201c\u201d]|'
+                     r"\u00ab\s*([^\u00bb]{1,120}?)\s*\u00bb|(?<!\w)'([^']{1,120})'(?!\w)|\u2018([^\u2019]{1,120})\u2019")
+_QUOTED_WORD = re.compile(r"[^\W\d_][\w'-]*|\d+")
+NAME_WORDS = 4  # a quoted span this short names a thing (a setting, a label, a heading) rather than asks
+
+
+def _named_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` inside quotation marks that name a thing: at most ``NAME_WORDS`` words, or a
+    title (two or more words of four letters or more, each capitalised)."""
+    out = []
+    for m in _QUOTED.finditer(text):
+        g = m.lastindex or 0
+        words = _QUOTED_WORD.findall(m.group(g))
+        long = [w for w in words if len(w) >= 4]
+        if len(words) <= NAME_WORDS or (len(long) >= 2 and all(w[0].isupper() for w in long)):
+            out.append((m.start(g), m.end(g)))
+    return out
+
+
 def _latin_terms(text: str, folded: str, idx: _Index, memo: TypoMemo,
                  foreign: Callable[[list[str]], bool] = lambda _: False) -> list[Term]:
     matches = list(_TOKEN.finditer(folded))
@@ -354,6 +377,7 @@ def _latin_terms(text: str, folded: str, idx: _Index, memo: TypoMemo,
     post_frame = bool(_POST_FRAMES.search(folded))
     capability = _capability(tokens, hits)
     portuguese = not _PT_MARKERS.isdisjoint(tokens)
+    named = _named_spans(text) if any(q in text for q in "\"'\u201c\u201e\u00ab\u2018") else []
     out = []
     for start, end, kind in hits:
         words = text[matches[start].start():matches[end - 1].end()]
@@ -369,9 +393,12 @@ def _latin_terms(text: str, folded: str, idx: _Index, memo: TypoMemo,
             continue
         clause_start = max((j + 1 for j in range(start) if tokens[j] in _CLAUSE_END), default=0)
         after_refusal = any(t.frame == "refused" for t in out)
-        out.append(Term(kind, words, _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx,
-                                            capability, portuguese, after_refusal),
-                        matches[start].start()))
+        frame = _frame(tokens, hits, start, clause_start, question, how_to, post_frame, idx, capability, portuguese,
+                       after_refusal)
+        word = matches[end - 1].start()  # the format word itself: a kind name read before it may open outside
+        if frame != "refused" and any(a <= word < b for a, b in named):
+            frame = "mentioned"
+        out.append(Term(kind, words, frame, matches[start].start()))
     return out
 
 

@@ -26,7 +26,7 @@ from ...types import ChartSubtype, Format, Intent
 from .directives import Directive, kind_from_text
 from .format_model import Calibration, FormatClassifier, load_calibration
 
-__all__ = ["FormatDecision", "FormatStep", "LazyModel", "contrasted"]
+__all__ = ["FormatDecision", "FormatStep", "LazyModel", "contrasted", "refused"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,12 @@ class LazyModel(Generic[M]):
                     self.failed = exc.message
                     log.warning("%s unavailable: %s", self._what, exc.message)
             return self._model
+
+
+def refused(directive: Directive) -> frozenset[str]:
+    """The formats the request refuses by name ("don't draw a network — a table", "skip the chart")."""
+    return frozenset("chart" if t.kind.startswith("chart") else t.kind for t in directive.terms
+                     if t.frame == "refused" and t.kind != "mention")
 
 
 def contrasted(directive: Directive) -> bool:
@@ -126,6 +132,8 @@ class FormatStep:
         # ("not a table but a chart") is: the classifier reads the refusal, not the wish.
         if fmt == directive.format or p < threshold or (fmt == "default" and contrasted(directive)):
             return rules
+        if fmt in refused(directive):
+            return rules  # the classifier reads "network" in "don't draw a network", not the refusal of it
         if directive.question and directive.evidence == "none":
             return rules  # "what is the popularity rank of X?" wants the answer; a shape it wants, it names
         subtype, requested = kind_from_text(query) if fmt == "chart" else (None, None)

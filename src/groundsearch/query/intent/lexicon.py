@@ -316,6 +316,7 @@ NEGATIONS: tuple[str, ...] = (
     "qualsiasi cosa tranne", "alles behalve", "alles maar geen",
     # verbs of avoiding and leaving out, which refuse their object as "no" does: "please avoid tables"
     "avoid", "avoiding", "omit", "forgo", "leave out", "spare me", "spare us", "refrain from", "hold off on",
+    "drop the", "ditch the", "get rid of the", "lose the",
     "evita", "evite", "evitar", "evitad", "eviten", "omite", "omitir", "evitez", "eviter", "vermeide", "vermeidet",
     "vermeiden", "verzichte auf", "evitare", "eviti", "vermijd", "vermijden",
     # "neither a table nor a chart", "weder Tabelle noch Diagramm"; "never", said as a refusal
