@@ -83,3 +83,23 @@ def test_the_classifier_never_overrules_tier_one_towards_a_format_the_request_re
     # a format it does not refuse may still win: the guard is the refusal, not the override
     decision, _ = FormatStep(lambda: FixedClassifier({"timeline": 0.95, "table": 0.05}), cal).decide(q, d)
     assert (decision.format, decision.tier) == ("timeline", "classifier")
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        # a pivot or a header row described with no table word
+        ("counts with venues down the side and years across the top", "table"),
+        ("every release with version, date and registry under their own headings", "table"),
+        # each item placed at its date on one axis, with no timeline word
+        ("the langchain versions, each pinned to its date", "timeline"),
+        ("all products on one dated strip", "timeline"),
+        # a dependency diagram with no graph word
+        ("which packages depend on which, please", "graph"),
+        ("the products as boxes with arrows for each dependency", "graph"),
+    ],
+)
+def test_session10_shapes_described_without_a_format_word_point_to_their_format(query, fmt):
+    got = read_directive(query)
+    assert got.evidence in ("paraphrase", "paraphrase-used"), got
+    assert fmt in got.candidates or (got.sure and got.format == fmt), got

