@@ -277,6 +277,20 @@ def test_one_date_spelled_two_ways_is_agreement_not_a_conflict() -> None:
     assert set(prose.sentences[0].citations) == {"news:s0#0", "news:s1#0"}
 
 
+def test_a_rival_date_in_may_is_a_span_and_its_conflict_is_flagged() -> None:
+    # "May" is a stop word: read by its words, "May 5, 2020" was half the question's ("... Awards 2020"), so the
+    # counterfactual source's date was no span and the two sources never disagreed (RGB en_fact tune, twice)
+    q = "When did the Golden Globe Awards 2020 take place?"
+    assert answer_spans("The awards will take place on May 5, 2020 in Los Angeles.", "date", q) == ["May 5, 2020"]
+    assert answer_spans("It took place on May 5, 2020.", "date", "What happened on 5 May 2020?") == []
+    hits = (snippet(0, "The 77th Golden Globe Awards will take place on 5 January 2020 at The Beverly Hilton Hotel."),
+            snippet(1, "The 77th Golden Globe Awards will take place on May 5, 2020 at The Beverly Hilton Hotel."))
+    prose = answer(q, hits, SentenceVectors(HashEmbedder()))
+    assert prose.sentences[0].text.startswith(CONFLICT_PREFIX)
+    assert "5 January 2020" in prose.sentences[0].text and "May 5, 2020" in prose.sentences[0].text
+    assert not any(s.text.startswith(ANSWER_PREFIX) for s in prose.sentences)
+
+
 def test_date_keys_read_every_spelling_of_a_day_and_leave_bare_years_alone() -> None:
     from groundsearch.answer.answer_type import date_key, date_keys
 

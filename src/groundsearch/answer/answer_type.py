@@ -212,6 +212,17 @@ def _in_question(span: str, question_folded: str) -> bool:
     return bool(words) and 2 * sum(1 for w in words if w in asked) >= len(words)
 
 
+def _date_in_question(span: str, question: str, question_folded: str) -> bool:
+    """A date the question states itself: the same day or month however spelled; a bare year (or decade) by
+    its words. Not by words for a full date: "May" is a stop word, so "May 5, 2020" would read as half the
+    question's for "the Golden Globe Awards 2020" and a rival date of a counterfactual source would vanish
+    (RGB en_fact tune: two conflicts missed this way)."""
+    key = date_key(span)
+    if key is None:
+        return _in_question(span, question_folded)
+    return key in date_keys(question)
+
+
 # An embedded post's byline, "— Adrian Wojnarowski (@wojespn) June 20, 2020": the date it was posted, not a date
 # it reports (RGB en_fact tune: the 2020 NBA Draft's negatives-only page stated that tweet's date as the draft's).
 _POSTED = re.compile(r"\(@\w+\)\s*$")
@@ -228,7 +239,7 @@ def answer_spans(sentence: str, atype: AnswerType, question: str, ordinary: Coll
         return [m.group(0) for m in _VERSION.finditer(sentence) if not _in_question(m.group(0), folded)]
     if atype == "date":
         spans = [m.group(0) for m in _DATE.finditer(sentence) if not _POSTED.search(sentence[:m.start()])]
-        return [s for s in spans if not _in_question(s, folded)]
+        return [s for s in spans if not _date_in_question(s, question, folded)]
     if atype == "number":
         dates = [m.span() for m in _DATE.finditer(sentence) if re.search(r"[A-Za-z]", m.group(0))]
         found = [m for m in _NUMBER.finditer(sentence)
