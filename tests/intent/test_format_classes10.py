@@ -103,3 +103,23 @@ def test_session10_shapes_described_without_a_format_word_point_to_their_format(
     got = read_directive(query)
     assert got.evidence in ("paraphrase", "paraphrase-used"), got
     assert fmt in got.candidates or (got.sure and got.format == fmt), got
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "give me a chart of releases; actually drop the chart, one line is enough",
+        "a timeline please. On second thought skip the timeline and tell me the first release date",
+        "Put the venues in a table... no, no table, just name the biggest one",
+    ],
+)
+def test_a_word_refused_later_by_the_same_word_takes_the_wish_back(query):
+    got = read_directive(query)
+    assert (got.format, got.evidence, got.sure) == ("default", "refused", True), got
+
+
+def test_a_later_refusal_of_another_kind_leaves_the_wish():
+    got = read_directive("draw a chart, but no pie charts")
+    assert (got.format, got.evidence) == ("chart", "used"), got
+    got = read_directive("no chart: put the releases in a table")
+    assert (got.format, got.evidence) == ("table", "used"), got

@@ -1113,8 +1113,11 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
         terms += _cjk_terms(text, folded, idx)
     if terms and (_UNREAD_SCRIPT.search(folded) or foreign()):
         terms = _replaced(sorted(terms, key=lambda t: t.at), folded)
-    used = [t for t in terms if t.frame in ("used", "as") and t.kind != "mention"]
-    bare = [t for t in terms if t.frame == "bare" and t.kind != "mention"]
+    # a word refused later by the same word takes the wish back: "make a table of — no, forget the table, just
+    # tell me …", "a timeline please. On second thought skip the timeline"
+    kept = [t for t in terms if not any(r.frame == "refused" and r.kind == t.kind and r.at > t.at for r in terms)]
+    used = [t for t in kept if t.frame in ("used", "as") and t.kind != "mention"]
+    bare = [t for t in kept if t.frame == "bare" and t.kind != "mention"]
     if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)):
         return Directive("default", None, None, "refused", True, (), tuple(terms))
     if used:
