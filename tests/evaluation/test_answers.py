@@ -189,3 +189,20 @@ def test_cli_ceiling_prints_the_breakdown(rgb_dir: Path, tmp_path: Path, monkeyp
                                        str(tmp_path / "c")])
     assert result.exit_code == 0, result.output
     assert "ceiling 1.0" in result.stdout and "in top-100" in result.stdout
+
+
+def test_the_ceiling_reads_the_page_the_answer_drew_on(rgb_dir: Path, tmp_path: Path) -> None:
+    # the response's own results, in order (a multi-hop follow-up adds hits plain retrieval never returns)
+    from groundsearch.evaluation.ceiling import answered_page
+    from groundsearch.evaluation.runner import open_eval_engine
+    from groundsearch.types import SearchRequest
+
+    (rgb_dir / "doc_labels.tsv").unlink()
+    engine = open_eval_engine(load_beir(rgb_dir), embedder=HashEmbedder(64), embedder_name="hash", cache_root=tmp_path)
+    try:
+        response = engine.search(SearchRequest(query="Who won the women's singles at Wimbledon 2019?", limit=5))
+        page = answered_page(engine.store, response)
+    finally:
+        engine.close()
+    assert response.results and [h.id for h in page] == [r.id for r in response.results]
+    assert all(h.chunk.text and h.item.id == r.item_id for h, r in zip(page, response.results, strict=True))

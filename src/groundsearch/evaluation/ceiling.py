@@ -5,7 +5,9 @@ question is counted at the first stage that still holds it:
 
 * **in prose** — the answer's prose holds it (what ``prose_recall`` counts);
 * **not chosen** — a candidate sentence of the page holds it (:func:`..answer.extractive.candidates`: every
-  quotable sentence of the page the answer draws on) but the answer quoted others: sentence selection's loss;
+  quotable sentence of the page the answer draws on — the response's own results, so the hits a multi-hop
+  follow-up added after the first page count, not only what plain retrieval returns) but the answer quoted
+  others: sentence selection's loss;
 * **not a candidate** — a chunk of the page holds it, or its record's title, yet no quotable sentence does
   (a title, a heading, a table row): lost to what may be quoted;
 * **not retrieved** — nothing on the page holds it; **in top-100** counts those of them whose gold is in one
@@ -23,12 +25,12 @@ from typing import Any
 
 from ..answer.extractive import candidates
 from ..errors import InvalidInput
-from ..types import SearchRequest
+from ..types import EvidenceHit, SearchRequest, SearchResponse
 from .answers import OPEN_LIMIT, contains_answer, load_cases, load_doc_labels, only_split, plain_retrieval
 from .datasets import BeirDataset
 from .runner import Progress, open_eval_engine
 
-__all__ = ["STAGES", "ceiling_stage", "format_ceiling", "run_ceiling"]
+__all__ = ["STAGES", "answered_page", "ceiling_stage", "format_ceiling", "run_ceiling"]
 
 DEEP = 100  # the deeper page "not retrieved" is checked against
 STAGES = ("in prose", "not chosen", "not a candidate", "not retrieved")
@@ -50,6 +52,15 @@ def _texts(hits: Sequence[Any]) -> list[str]:
     return [f"{h.item.title or ''}\n{h.chunk.text}" for h in hits]
 
 
+def answered_page(store: Any, response: SearchResponse) -> list[EvidenceHit]:
+    """The page the answer drew on, in order: the response's results read back from the store. Plain retrieval
+    of the same request misses the hits the multi-hop follow-up adds (``Orchestrator._follow_up``), so a gold
+    sentence among them would be counted "not retrieved" instead of "not chosen"."""
+    views = store.chunks([r.id for r in response.results])
+    return [EvidenceHit(chunk=views[r.id].chunk, item=views[r.id].item, score=r.score)
+            for r in response.results if r.id in views]
+
+
 def run_ceiling(dataset: BeirDataset, *, embedder_name: str = "minilm", embedder: Any = None, base_settings: Any = None,
                 cache_root: Path | None = None, limit_queries: int | None = None, split: str = "all",
                 progress: Progress | None = None) -> dict[str, Any]:
@@ -68,7 +79,7 @@ def run_ceiling(dataset: BeirDataset, *, embedder_name: str = "minilm", embedder
         for i, (qid, case) in enumerate(cases.items(), start=1):
             request = SearchRequest(query=case.text, limit=OPEN_LIMIT)
             response = engine.search(request)
-            page = plain_retrieval(engine, request).hits
+            page = answered_page(engine.store, response)
             stage = ceiling_stage(case.answers, response.prose.text, [c.text for c in candidates(page)], _texts(page))
             stages[stage].append(qid)
             if stage == "not retrieved":
