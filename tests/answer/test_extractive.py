@@ -283,6 +283,7 @@ def test_a_rival_date_in_may_is_a_span_and_its_conflict_is_flagged() -> None:
     q = "When did the Golden Globe Awards 2020 take place?"
     assert answer_spans("The awards will take place on May 5, 2020 in Los Angeles.", "date", q) == ["May 5, 2020"]
     assert answer_spans("It took place on May 5, 2020.", "date", "What happened on 5 May 2020?") == []
+    assert answer_spans("It took place on May 5, 2020.", "date", "what happened on may 5, 2020?") == []
     hits = (snippet(0, "The 77th Golden Globe Awards will take place on 5 January 2020 at The Beverly Hilton Hotel."),
             snippet(1, "The 77th Golden Globe Awards will take place on May 5, 2020 at The Beverly Hilton Hotel."))
     prose = answer(q, hits, SentenceVectors(HashEmbedder()))

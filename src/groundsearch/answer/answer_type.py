@@ -220,7 +220,8 @@ def _date_in_question(span: str, question: str, question_folded: str) -> bool:
     key = date_key(span)
     if key is None:
         return _in_question(span, question_folded)
-    return key in date_keys(question)
+    # month names are matched capitalised (lower-case "may" is a verb); a question typed in lower case still names its date
+    return key in date_keys(question) or key in date_keys(question.title())
 
 
 # An embedded post's byline, "— Adrian Wojnarowski (@wojespn) June 20, 2020": the date it was posted, not a date
