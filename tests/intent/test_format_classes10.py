@@ -123,3 +123,12 @@ def test_a_later_refusal_of_another_kind_leaves_the_wish():
     assert (got.format, got.evidence) == ("chart", "used"), got
     got = read_directive("no chart: put the releases in a table")
     assert (got.format, got.evidence) == ("table", "used"), got
+
+
+@pytest.mark.parametrize("query", ["quick viz of the papers per venue pls", "need a dataviz of releases by registry"])
+def test_viz_is_a_chart_word(query):
+    assert read_directive(query).format == "chart"
+
+
+def test_via_is_no_typo_of_viz():
+    assert read_directive("send the papers via the API").format == "default"

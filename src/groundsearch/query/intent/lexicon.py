@@ -61,7 +61,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     ),
     "chart": (
         "chart", "charts", "graph", "graphs", "plot", "plots", "plotted", "diagram", "diagrams", "visual",
-        "visuals", "visualise", "visualize", "visualisation", "visualization", "draw", "figure",
+        "visuals", "visualise", "visualize", "visualisation", "visualization", "viz", "dataviz", "draw", "figure",
         "grafico", "graficos", "grafica", "graficas", "diagrama", "diagramas",
         "graphique", "graphiques", "diagramme", "diagrammes", "graphe",
         "diagramm", "diagramme", "grafik", "schaubild",
