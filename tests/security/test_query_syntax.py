@@ -20,6 +20,10 @@ ATTACKS = [
     "') OR tenant = 'b' --", "secret' OR ''='", "status:draft secret", "secret AND status:draft",
     "collection:docs OR tenant:b", "secret tenant_b", "secret\\\" OR \\\"", "secret | b", "secret & !a",
     "secret:*", "(secret) OR (tenant:b)", "secret <-> plans", "secret:* & plans",
+    # round 10: FTS5 and LIKE syntax, unbalanced and dangling operators
+    "NEAR(secret plans)", "secret NEAR/2 plans", "-secret", "secret -first", "%", "%secret%", "_", "\\", "secret\\",
+    "(secret", "secret)", '"secret', "secret AND", "NOT secret", "secret^9", "secret~2", "[a TO z]", "+secret",
+    "*:*", "tenant:b*", "title:secret",
 ]
 
 
