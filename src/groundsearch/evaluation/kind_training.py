@@ -30,7 +30,7 @@ import numpy as np
 
 from ..query.intent.format_step import FormatDecision
 from .format_training import _vectors
-from ..query.intent.kind_model import among, choose, fit, training_files, training_rows, training_sha256
+from ..query.intent.kind_model import among, choose, fit, settled, training_files, training_rows, training_sha256
 
 __all__ = ["blind_reads", "chart_splits", "loso", "record_blind_kind"]
 
@@ -62,7 +62,9 @@ def _with_classifier(read: dict[str, Any], kinds: Sequence[str], p: np.ndarray) 
     """The kind step's rule applied to a stored lexicon reading and the fold's probabilities."""
     decision = FormatDecision("chart", read["subtype"], read["requested"], "rules", 1.0)
     allowed = among(decision)
-    return read["subtype"] if allowed is None else choose(kinds, p, allowed)[0]
+    if allowed is None:
+        return read["subtype"]
+    return settled(read["subtype"], allowed, *choose(kinds, p, allowed))
 
 
 def loso(splits: dict[str, list[dict[str, Any]]], vectors: dict[str, np.ndarray], model_id: str
