@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...types import ChartSubtype, Format
-from . import kinds, looks
+from . import kinds, looks, morphology
 from . import lexicon as lx
 
 __all__ = ["Directive", "Term", "TypoMemo", "fold", "kind_from_text", "read_directive", "subtype_from_cues"]
@@ -41,10 +41,10 @@ _TOKEN = re.compile(r"[a-z0-9ß]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
 # Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
 # Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff"
-                  r"\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f]")
+                  r"\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0980-\u09ff\u0e00-\u0e7f]")
 # Greek, Hebrew, Arabic, Devanagari and Thai: tier 1 knows their plain format words but not their refusals, so a
 # word found there is a candidate the classifier weighs, never a wish tier 1 claims
-_UNREAD_SCRIPT = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f]")
+_UNREAD_SCRIPT = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0980-\u09ff\u0e00-\u0e7f]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
@@ -215,6 +215,7 @@ class _Index:
         entries = ([(s, "mention") for s in lx.MENTIONS + lx.MORE_MENTIONS + lx.IDIOMS]
                    + [(s, k) for k, ss in lx.KINDS.items() for s in ss]
                    + [(s, k) for k, ss in lx.MORE_LANGUAGES.items() for s in ss]
+                   + [(s, k) for k, ss in morphology.INFLECTED.items() for s in ss]
                    + [(s, "chart:other") for s in looks.OTHER_KINDS]
                    + [(s, "sense") for s in lx.OTHER_SENSES])
         for surface, kind in entries:
