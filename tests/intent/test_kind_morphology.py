@@ -1,4 +1,4 @@
-"""Kind names read in their inflected forms (morphology.py), and refused or mentioned ones never counted."""
+"""Kind names read in their inflected and compound forms, and refused or mentioned ones never counted."""
 
 import pytest
 
@@ -46,3 +46,14 @@ def test_inflect_glues_endings_or_pairs_an_adjective_with_the_noun():
     assert inflect(("kołow",), ("y", "ym"), nouns=("wykres", "wykresie"), adjective_first=False) == (
         "wykres kołowy", "wykresie kołowy", "wykres kołowym", "wykresie kołowym")
     assert all(k == "chart" or k.startswith("chart:") for k in INFLECTED)
+
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("time series plot of monthly release counts across all products", "line"),
+    ("time-series chart of papers per year", "line"),
+    ("frequency polygon of papers by month of publication", "other"),  # a kind the schema lacks, named
+])
+def test_compound_english_kind_names(query, kind):
+    d = read_directive(query)
+    assert (d.format, d.chart_subtype) == ("chart", kind)
+    assert read_directive("what is a time series plot").format == "default"

@@ -90,6 +90,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     ),
     "chart:line": (
         "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
+        # a time series is drawn as a line: without these "series plot" read as a kind the schema lacks
+        "time series plot", "time series chart", "time series graph", "timeseries plot", "timeseries chart",
         "grafico de lineas", "grafica de lineas", "grafico lineal",
         "courbe", "courbes", "graphique lineaire", "graphique en courbes", "diagramme lineaire",
         "liniendiagramm", "kurvendiagramm", "verlaufsdiagramm",

@@ -265,7 +265,7 @@ OTHER_KINDS: tuple[str, ...] = (
     "kde plot", "qq plot", "q q plot", "forest plot", "manhattan plot", "volcano plot", "ternary plot", "mekko",
     "cartogram", "control chart", "run chart", "step chart", "span chart", "range plot", "error bars",
     "circle packing", "calendar plot", "pictograph", "isotype", "nightingale rose", "polar chart", "radial chart",
-    "bullet graph", "candlestick chart", "sparklines", "pictogram", "pictograms",
+    "bullet graph", "candlestick chart", "sparklines", "pictogram", "pictograms", "frequency polygon",
     "小提琴图", "k线图", "蜡烛图", "和弦图", "平行坐标", "茎叶图", "组织结构图", "组织架构图", "流程图", "子弹图", "斜率图",
     "坡度图", "马赛克图", "帕累托图", "山脊图", "棒棒糖图", "玫瑰图", "南丁格尔", "树状图",
     "ローソク足", "幹葉図", "組織図", "フローチャート", "パレート図", "平行座標", "樹形図", "バイオリン図", "弦グラフ",
