@@ -57,3 +57,10 @@ def test_compound_english_kind_names(query, kind):
     d = read_directive(query)
     assert (d.format, d.chart_subtype) == ("chart", kind)
     assert read_directive("what is a time series plot").format == "default"
+
+
+@pytest.mark.parametrize("query", ["ingen kakediagram, lav et søjlediagram over udgivelser per produkt",
+                                   "nem kördiagramot, hanem oszlopdiagramot kérek a kiadásokról",
+                                   "nie wykres kołowy, tylko wykres słupkowy wydań"])
+def test_the_kind_refused_is_not_the_kind_asked_for(query):
+    assert read_directive(query).chart_subtype == "bar"

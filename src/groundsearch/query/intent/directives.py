@@ -1018,8 +1018,8 @@ _FOREIGN_MARKERS = frozenset("""yang dan untuk dengan saja jangan tolong buatkan
     saya aku kamu tampilkan berapa dalam sebagai tentang semua terbaru jumlah setiap atau
     pentru fara rog doar vreau arata sunt cele cea cel lucrari acest aceasta asta dupa intre fiecare numarul
     och att inte inget ingen tack bara fran visa vad hur jag mig senaste utan eller detta nagon vilka vilken
-    og ikke uden uten hvad hvor hvilke jeg meg seneste nyeste
-    ei kiitos vain ilman mika nayta tee kuinka milloin mita kanssa kaikki uusin minulle
+    og ikke uden uten hvad hvor hvilke jeg meg seneste nyeste lav gor hvert hvordan
+    ei kiitos vain ilman mika nayta tee kuinka milloin mita kanssa kaikki uusin minulle vaan pelkka
     prosim jen jenom udelej ktere ktery podle nebo jako ukaz chci neni nejnovejsi clanky clanku
     hogy kerem csak nelkul mutasd melyik egy vagy legujabb
     molim samo pokazi koji koje nije ili brez

@@ -57,7 +57,7 @@ def inflect(stems: tuple[str, ...], endings: tuple[str, ...], *, nouns: tuple[st
 
 _CHART_NAMES: dict[str, list[tuple[str, ...]]] = {
     "chart:bar": [
-        inflect(("stolpe", "søjle", "soyle", "stapel", "pylväs", "stolp"), _NORDIC_DIAGRAM),
+        inflect(("stolpe", "søjle", "soyle", "stolp"), _NORDIC_DIAGRAM),
         inflect(("oszlop",), _HU_DIAGRAM),
         inflect(("pylväs",), _FI_KAAVIO + _FI_DIAGRAMMI),
         inflect(("słupkow",), _PL_ADJ, nouns=_PL_NOUN, adjective_first=False),
