@@ -113,7 +113,8 @@ def _table(report: dict[str, dict[str, Any]]) -> str:
     for name, r in report.items():
         blind = (f"{r['lexicon_blind']:.3f}  ->  {r['with_classifier']:.3f}        ({r['commit']})"
                  if "commit" in r else "(in-sample lexicon: no blind reading)   ")
-        lines.append(f"{name:<10} {r['n']:>4}   {r['classifier_alone']:.3f}              {blind}    {r['lexicon_now']:.3f}")
+        lines.append(f"{name:<10} {r['n']:>4}   {r['classifier_alone']:.3f}              {blind}"
+                     f"    {r['lexicon_now']:.3f}")
     pooled = [r for r in report.values() if "commit" in r]
     if pooled:
         n = sum(r["n"] for r in pooled)

@@ -37,8 +37,8 @@ from ...types import ChartSubtype
 from .format_model import TRAINING_FILES, _softmax, blind_requests, fit_softmax, standardiser
 from .format_step import FormatDecision, LazyModel
 
-__all__ = ["BAR_SHAPED", "REFINE_BARS_AT", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "training_files", "training_rows",
-           "training_sha256"]
+__all__ = ["BAR_SHAPED", "REFINE_BARS_AT", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "settled",
+           "training_files", "training_rows", "training_sha256"]
 
 _PKG = "groundsearch.query.intent"
 # Kinds drawn as bars: what a request that names plain bars may still turn out to want.

@@ -5,9 +5,10 @@ Nordic nouns take the definite and plural ("søjlediagrammet", "stolpediagrammer
 case endings ("oszlopdiagramot", "kördiagramon", "piirakkakaaviona"), Polish, Czech and Slovak inflect the
 adjective and the noun ("na wykresie kołowym", "stĺpcovom grafe"), Turkish and Azerbaijani glue suffixes to the
 noun ("çubuk grafiğini", "sütun diaqramında"). Listing the forms by hand is how a lexicon misses the next one;
-a stem and the closed set of its endings is the grammar a reader would use. Only kind names are inflected here —
-a plain chart word stays the lexicon's (a kind named makes the kind stand, so a false kind costs more than a
-missed one; every surface below is a compound or a two-word name that means a chart and nothing else).
+a stem and the closed set of its endings is the grammar a reader would use. Only kind names are inflected here
+(a kind named makes the kind stand, so a false kind costs more than a missed one; every surface is a compound or
+a two-word name that means a chart and nothing else); the plain chart word is added only for the languages the
+lexicon did not read at all (Persian, Bengali, Swahili).
 
 Non-Latin scripts (Persian, Bengali, Hindi) are matched as substrings by tier 1, so a stem there covers its
 endings ("চার্টে", "نمودار میله‌ای") without a list.
@@ -150,7 +151,7 @@ _SUBSTRINGS: dict[str, tuple[str, ...]] = {
     "chart:bubble": ("نمودار حبابی", "বাবল চার্ট", "बबल चार्ट"),
     "chart:waterfall": ("نمودار آبشاری", "ওয়াটারফল চার্ট", "वॉटरफॉल चार्ट"),
     "chart:gantt": ("نمودار گانت", "গ্যান্ট চার্ট", "गैंट चार्ट"),
-    "chart": ("نمودار", "চার্ট", "গ্রাফ", "লেখচিত্র", "chati", "grafu"),
+    "chart": ("نمودار", "চার্ট", "গ্রাফ", "লেখচিত্র", "chati"),
 }
 
 INFLECTED: dict[str, tuple[str, ...]] = {
