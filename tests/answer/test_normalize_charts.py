@@ -342,3 +342,52 @@ def test_the_paragraph_beside_a_chart_is_its_kinds_headline_and_passes_the_audit
     prose = short_paragraph([c], hits, specs)
     assert prose.sentences[0].text == headline(c)[0]  # not "the largest is ..." for a scatter of results
     assert audit(prose, hits).failures == ()
+
+
+def test_a_bar_chart_by_a_named_field_groups_by_it_not_by_month() -> None:
+    """"bar chart of papers by venue": the papers are dated, but the request named the venue, so the bars are the
+    stored venues (before, any dated results were counted per month and the named grouping silently dropped)."""
+    [c] = chart("bar", PAPERS, topic_keywords=("venue",))
+    assert c.subtype == "bar" and c.x_label == "venue"
+    assert {p.label: p.value for p in c.points} == Counter(h.item.fields["venue"] for h in PAPERS
+                                                           if "venue" in h.item.fields)
+    assert_traceable(c, PAPERS)
+    [c] = chart("bar", PAPERS, topic_keywords=("venue", "by month"))
+    assert c.x_label == "month"  # both named: time is the axis, as for a share
+    [c] = chart("bar", PAPERS)
+    assert c.x_label == "month"  # nothing named: dated results are counted per month, as before
+
+
+def test_a_ranked_chart_by_a_named_field_ranks_its_values() -> None:
+    """A tornado "per venue" the data can't sign is shown ranked — by venue, the grouping asked, not by theme."""
+    notice, c = chart("tornado", PAPERS, topic_keywords=("venue",))
+    assert notice.substitute == "chart:ranked-bar" and c.subtype == "ranked-bar" and c.x_label == "venue"
+    values = [p.value for p in c.points]
+    assert values == sorted(values, reverse=True)
+    assert sum(values) == sum(1 for h in {h.item.id: h for h in PAPERS}.values() if "venue" in h.item.fields)
+    assert_traceable(c, PAPERS)
+    [c] = chart(None, PAPERS, topic_keywords=("top", "venues"))
+    assert c.subtype == "ranked-bar" and c.x_label == "venue"
+
+
+def test_a_field_the_request_names_but_does_not_group_by_leaves_the_months() -> None:
+    """"bar chart of product releases": every product once — a bar per product would repeat the results list."""
+    one_each = list({h.item.fields["product"]: h for h in RELEASES}.values())[:10]
+    [c] = chart("bar", one_each, topic_keywords=("product",))
+    assert c.x_label == "month"
+
+
+def test_the_headline_never_calls_the_merged_tail_or_one_of_a_tie_the_largest() -> None:
+    from groundsearch.answer.charts import headline
+
+    one_each = list({h.item.fields["product"]: h for h in RELEASES}.values())[:10]
+    [c] = chart("pie", one_each, topic_keywords=("product",))
+    assert c.points[-1].label.startswith("other (")
+    text, ids = headline(c)
+    assert "the largest is" not in text and "share the largest count, one each" in text
+    assert "other (" not in text and ids
+    from groundsearch.answer.audit import audit
+    from groundsearch.answer.summary import short_paragraph
+
+    prose = short_paragraph([c], one_each, DEMO_SPECS)
+    assert prose.sentences[0].text == text and audit(prose, one_each).failures == ()

@@ -23,7 +23,7 @@ from ..types import (
     TimelineResult,
     UnsupportedFormatResult,
 )
-from .facts import MAX_GROUPS, Dimension, Facts, display_name, gather, groups, theme_counts, unique_items
+from .facts import MAX_GROUPS, OTHER, Dimension, Facts, display_name, gather, groups, theme_counts, unique_items
 
 __all__ = ["DRAWABLE", "chart_results", "headline", "nothing_matched", "timeline"]
 
@@ -74,8 +74,15 @@ def _per_month(f: Facts, fill: bool) -> list[ChartPoint]:
 # ---- drawers: facts → chart, or the reason these results can't be drawn as it ----------------------------
 
 
+def _named_grouping(f: Facts) -> bool:
+    """The request named a stored field ("by registry") and not the month, and the field groups the results (two or
+    more share a value): that field is the axis. "product releases" names the product without grouping by it;
+    ten products of one release each would say nothing the results list does not, so months are counted then."""
+    return f.dimension_asked and not f.month_asked and f.dimensions[0].repeated >= 2
+
+
 def _bar(f: Facts, about: str) -> Outcome:
-    if f.month is not None:
+    if f.month is not None and not _named_grouping(f):
         return _chart("bar", f"Results per month{about}", "month", "results", _per_month(f, fill=False),
                       f"stored dates of {_of(f)} ({f.dated} dated), counted per month")
     dim = f.dimensions[0] if f.dimensions else None
@@ -87,6 +94,12 @@ def _bar(f: Facts, about: str) -> Outcome:
 
 
 def _ranked_bar(f: Facts, about: str) -> Outcome:
+    if _named_grouping(f):  # "top products", a tornado "per registry" shown ranked: that field's values, not themes
+        dim = f.dimensions[0]
+        points = [ChartPoint(label=v, value=float(len(ids)), source_ids=tuple(ids))
+                  for v, ids in groups(f.items, dim.key, limit=MAX_POINTS)]
+        return _chart("ranked-bar", f"Results by {dim.name}{about}", dim.name, "results", points,
+                      f"stored {dim.name} of {_of(f)}, counted per value, largest first")
     hits = f.hits
     ranked = [(e, ids) for e, ids in theme_counts(hits, f.specs) if len(ids) >= 2][:MAX_POINTS]
     if not ranked:
@@ -364,10 +377,18 @@ def headline(c: ChartResult) -> tuple[str, tuple[str, ...]] | None:
     if c.subtype == "tornado":
         top = c.points[0]
         return (f"The largest effect on {c.y_label} is {top.label} ({top.value:+g}).", top.source_ids)
-    top = max(c.points, key=lambda p: p.value)
+    # the long tail merged into "other (N values)" is several values, never "the largest" one: each of them is
+    # no larger than the smallest value shown beside it
+    single = [p for p in c.points if not p.label.startswith(f"{OTHER} (")] or list(c.points)
+    top = max(single, key=lambda p: p.value)
     if not top.source_ids:
         return None
     n = len({i for p in c.points for i in p.source_ids})
+    tied = [p for p in single if p.value == top.value]
+    if len(tied) > 1:
+        names = ", ".join(p.label for p in tied[:3]) + (f" and {_n(len(tied) - 3)} more" if len(tied) > 3 else "")
+        return (f"The chart counts {_n(n)} results by {c.x_label}; {_n(len(tied))} values share the largest count, "
+                f"{_n(len(top.source_ids))} each: {names}.", tuple(i for p in tied[:3] for i in p.source_ids[:1]))
     return (f"The chart counts {_n(n)} results by {c.x_label}; the largest is {top.label} with {_n(len(top.source_ids))}.",
             tuple(top.source_ids[:3]))
 

@@ -67,6 +67,7 @@ class Facts:
     numeric: tuple[NumericField, ...]
     specs: Mapping[str, CollectionSpec]
     month_asked: bool = False  # "by month", "monthly": time is the grouping the request named
+    dimension_asked: bool = False  # the first of ``dimensions`` is a grouping the request named ("by registry")
 
     @property
     def dated(self) -> int:
@@ -179,7 +180,8 @@ def gather(hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
     dims.sort(key=lambda d: (not asked(d), -d.repeated, d.distinct, d.name))
     month = _dimension("month", _month, items, ordered=True)
     return Facts(hits=tuple(hits), items=tuple(items), dimensions=tuple(dims), month=month if month.covered else None,
-                 numeric=tuple(numeric), specs=specs, month_asked=bool(words & {"month", "months", "monthly"}))
+                 numeric=tuple(numeric), specs=specs, month_asked=bool(words & {"month", "months", "monthly"}),
+                 dimension_asked=bool(dims) and asked(dims[0]))
 
 
 def _declared_values(hit: EvidenceHit, spec: CollectionSpec | None) -> set[str]:
