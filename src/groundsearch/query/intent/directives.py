@@ -736,6 +736,15 @@ _RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that
                          r"deixa pra la|laat maar)\b|算了|やっぱりいい")
 
 
+# A format word given a reason against or conceded, then a turn to a plain ask: "charts never survive our template,
+# so just write me two lines", "I'd normally want a timeline, but for now just tell me …", "… donut charts. Anyway,
+# how many …". The ask names no shape (the turn "so just give me a table" or "but just draw a chart" is a wish).
+_CONCESSION = re.compile(
+    r"\b(?:so|but|anyway)\b[,\s]+(?:(?:for now|this time|really|honestly|today|here)[,\s]+)?(?:i )?(?:just|only) "
+    r"(?:tell|say|write|answer|need to know|want to know|give me (?:the|a) (?:number|name|date|answer|one liner|"
+    r"sentence))\b|\banyway\b\W+(?:how|what|which|who|when|where|is|are|does|do|did)\b")
+
+
 # A refusal that points back by pronoun at a format word said earlier, often after a concession ("normally a table
 # would be fine, but this time I'd rather not have one", "a chart is nice, though I don't need one here").
 _PRONOUN_REFUSAL = re.compile(
@@ -765,6 +774,12 @@ def _refused_by_pronoun(terms: list[Term], folded: str) -> bool:
 
 def _retracted(terms: list[Term], folded: str) -> bool:
     cut = max((m.end() for m in _RETRACTION.finditer(folded)), default=-1)
+    return cut >= 0 and all(t.at < cut for t in terms)
+
+
+def _conceded(terms: list[Term], folded: str) -> bool:
+    """Every format word stands before a turn to a plain ask (see ``_CONCESSION``)."""
+    cut = max((m.start() for m in _CONCESSION.finditer(folded)), default=-1)
     return cut >= 0 and all(t.at < cut for t in terms)
 
 
@@ -1119,7 +1134,8 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
     kept = [t for t in terms if not any(r.frame == "refused" and r.kind == t.kind and r.at > t.at for r in terms)]
     used = [t for t in kept if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in kept if t.frame == "bare" and t.kind != "mention"]
-    if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)):
+    if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)
+                            or _conceded(used + bare, folded)):
         return Directive("default", None, None, "refused", True, (), tuple(terms))
     if used:
         chosen = _choose(used + bare, folded)

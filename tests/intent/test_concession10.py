@@ -1,0 +1,37 @@
+"""A format word conceded or given a reason against, then a plain ask ("tables never print well for us, so just
+tell me …", "I'd usually want a chart, but for now just say …"): the wish is taken back, as by "scratch that"."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundsearch.query.intent.directives import read_directive
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Timelines always get cropped in our wiki, so just tell me when mlflow 2.0 came out.",
+        "I'd usually ask for a chart here, but for now just say which venue has the most papers.",
+        "Tables never render in my email client, so just write a sentence on the newest pymc release.",
+        "I know a graph would look nice, but just answer this: who wrote the most reranker papers?",
+        "My manager loves bar charts. Anyway, how many vllm releases were there in 2024?",
+    ],
+)
+def test_a_conceded_format_then_a_plain_ask_is_refused(query):
+    got = read_directive(query)
+    assert (got.format, got.sure, got.evidence) == ("default", True, "refused"), got
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        # the pivot leads to the format itself: still the wish
+        ("no prose, so just give me a table of the pymc releases", "table"),
+        ("I know it's late, but just draw a chart of releases per month", "chart"),
+        # a plain ask before the format word is no concession of it
+        ("just tell me which releases matter, as a timeline", "timeline"),
+    ],
+)
+def test_a_pivot_to_the_format_or_before_it_keeps_the_wish(query, fmt):
+    assert read_directive(query).format == fmt
