@@ -35,3 +35,22 @@ def test_a_conceded_format_then_a_plain_ask_is_refused(query):
 )
 def test_a_pivot_to_the_format_or_before_it_keeps_the_wish(query, fmt):
     assert read_directive(query).format == fmt
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "not a timeline, I meant a grid: products down the side, quarters across the top",
+        "skip the chart; one row per release with version and date, please",
+        "forget the diagram, lay the versions out with the headers version, date and notes",
+    ],
+)
+def test_a_refusal_then_a_described_shape_leaves_the_shape_to_the_classifier(query):
+    got = read_directive(query)
+    assert (got.sure, got.evidence) == (False, "paraphrase") and "table" in got.candidates, got
+    assert not {"chart", "timeline"} & set(got.candidates), got
+
+
+def test_a_refusal_with_no_shape_after_it_stays_sure():
+    got = read_directive("no chart, just tell me the count of releases down the years")
+    assert (got.format, got.sure) == ("default", True), got

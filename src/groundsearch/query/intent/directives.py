@@ -1166,7 +1166,16 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
         candidates = tuple(dict.fromkeys(_format_of(t.kind) for t in bare))
         return Directive(_format_of(chosen.kind), subtype, requested, "bare", False, candidates, tuple(terms))
     if terms:
-        refused = any(t.frame == "refused" for t in terms)
+        refused = [t for t in terms if t.frame == "refused"]
+        if refused:
+            # "not a chart — I said a grid: topics down the side, years across the top": a shape described after
+            # the refusal is the wish the refusal sets up; tier 1 has no word for it, so the classifier chooses
+            # between that shape and none (never the refused format)
+            after = folded[max(t.at for t in refused):]
+            no = {_format_of(t.kind) for t in refused}
+            pointed = tuple(f for f, rx in idx.paraphrases.items() if f not in no and rx.search(after))
+            if pointed:
+                return Directive("default", None, None, "paraphrase", False, pointed, tuple(terms))
         return Directive("default", None, None, "refused" if refused else "mentioned", True, (), tuple(terms))
     pointed = tuple(fmt for fmt, rx in idx.paraphrases.items() if rx.search(folded))
     if pointed:
