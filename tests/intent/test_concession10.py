@@ -54,3 +54,20 @@ def test_a_refusal_then_a_described_shape_leaves_the_shape_to_the_classifier(que
 def test_a_refusal_with_no_shape_after_it_stays_sure():
     got = read_directive("no chart, just tell me the count of releases down the years")
     assert (got.format, got.sure) == ("default", True), got
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Pie charts drive our CFO mad, but that's a story for another day. Which registry has the most releases?",
+        "Heatmaps are overrated in my view, but I digress: which venue has the most agent papers?",
+        "tables in slack look awful, but that's beside the point. who wrote the ColBERT paper?",
+    ],
+)
+def test_a_format_word_in_an_aside_closed_before_the_ask_is_refused(query):
+    got = read_directive(query)
+    assert (got.format, got.sure) == ("default", True), got
+
+
+def test_an_aside_before_the_format_word_keeps_the_wish():
+    assert read_directive("but that's a story for another day. Show the releases as a table").format == "table"

@@ -738,11 +738,15 @@ _RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that
 
 # A format word given a reason against or conceded, then a turn to a plain ask: "charts never survive our template,
 # so just write me two lines", "I'd normally want a timeline, but for now just tell me …", "… donut charts. Anyway,
-# how many …". The ask names no shape (the turn "so just give me a table" or "but just draw a chart" is a wish).
+# how many …", "… but that's a rant for another day. How often …". The ask names no shape (the turn "so just give
+# me a table" or "but just draw a chart" is a wish).
 _CONCESSION = re.compile(
     r"\b(?:so|but|anyway)\b[,\s]+(?:(?:for now|this time|really|honestly|today|here)[,\s]+)?(?:i )?(?:just|only) "
     r"(?:tell|say|write|answer|need to know|want to know|give me (?:the|a) (?:number|name|date|answer|one liner|"
-    r"sentence))\b|\banyway\b\W+(?:how|what|which|who|when|where|is|are|does|do|did)\b")
+    r"sentence))\b|\banyway\b\W+(?:how|what|which|who|when|where|is|are|does|do|did)\b|"
+    # an aside closed before the ask: "radar charts confuse everyone, but that's a rant for another day. How …"
+    r"\bbut (?:that'?s|that is) (?:a (?:rant|story|topic|discussion|question) for another (?:day|time)|another story|"
+    r"beside the point)\W+(?:how|what|which|who|when|where|is|are|does|do|did)\b|\bbut i digress\b")
 
 
 # A refusal that points back by pronoun at a format word said earlier, often after a concession ("normally a table
