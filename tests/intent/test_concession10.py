@@ -71,3 +71,18 @@ def test_a_format_word_in_an_aside_closed_before_the_ask_is_refused(query):
 
 def test_an_aside_before_the_format_word_keeps_the_wish():
     assert read_directive("but that's a story for another day. Show the releases as a table").format == "table"
+
+
+@pytest.mark.parametrize(
+    ("query", "fmt"),
+    [
+        ("Skip the prose; a timeline of the mlflow versions works better for my deck.", "timeline"),
+        ("honestly a pie chart of the venues would work better for the report", "chart"),
+    ],
+)
+def test_a_format_that_works_better_for_something_is_the_wish(query, fmt):
+    assert read_directive(query).format == fmt
+
+
+def test_which_format_is_better_for_something_stays_a_question():
+    assert read_directive("is a line chart better for release counts than a bar chart?").format == "default"

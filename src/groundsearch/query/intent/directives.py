@@ -117,7 +117,9 @@ _COMPOUND_SUFFIXES = ("diagramme", "diagramm", "diagram", "grafiek", "chart", "p
 _FORMAT_SUFFIXES = (("tabellen", "table"), ("tabelle", "table"), ("tabel", "table"), ("zeitleiste", "timeline"),
                     ("zeitstrahl", "timeline"), ("tijdlijn", "timeline"), ("netzwerk", "graph"), ("netwerk", "graph"))
 # Frames that make every format word of the request a topic wherever they stand ("pie vs bar: which is better").
-_POST_FRAMES = re.compile(r"\b(?:which is better|better for|used for|good for|different from|differ from)\b")
+# "… works better for the deck" prefers the format (a wish); "is a pie better for shares?" weighs it (a question)
+_POST_FRAMES = re.compile(r"\b(?:which is better|(?<!works )(?<!work )better for|used for|good for|different from|"
+                          r"differ from)\b")
 _TOPIC_PREP = frozenset("about on regarding sobre sur uber su sul sulla over".split())
 _TOPIC_NOUNS = frozenset("papers paper research articles article studies study work works".split())
 # "怎么在Excel里做表格" (how do I make a table in Excel): how-to in a named tool, as English "how do I … in X"
