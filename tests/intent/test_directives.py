@@ -61,6 +61,16 @@ def test_real_words_near_a_format_word_are_not_typos(query):
     assert d(query).format == "default"
 
 
+@pytest.mark.parametrize(("query", "fmt"), [
+    ("make me slides about the RAG papers", "default"), ("summarise the langchain releases, sliced by month", "default"),
+    ("papers about pilots of retrieval agents", "default"), ("open slots in the release plan?", "default"),
+    ("a timeline of the langchain releases for my slides", "timeline")])
+def test_words_one_edit_from_a_kind_name_are_not_that_kind(query, fmt):
+    """"slides" is one edit from "slices" (a pie): "a timeline … for my slides" came back as a pie chart."""
+    got = d(query)
+    assert got.format == fmt and got.chart_subtype is None
+
+
 @pytest.mark.parametrize(
     "query",
     ["no tables, tell me what shipped", "sin gráficos por favor, solo texto", "pas de tableau pour ça",

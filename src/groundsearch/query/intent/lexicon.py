@@ -397,7 +397,9 @@ REAL_WORDS: frozenset[str] = frozenset(
     "plots plotly label labels barn bars bart bare lines liner pier piece grapho plan plans tables venue "
     "venues donate donor dont course courses char cart hart able tale tabs lots pots abel radars scatters funnels gantts stabled tabled timely timelike "
     "boxes map maps".split()
-) | frozenset("pablo taboo taboos kablo cables".split())  # one edit from Turkish "tablo", English "tables"
+) | frozenset("pablo taboo taboos kablo cables".split()) | frozenset(  # one edit from Turkish "tablo", English "tables"
+    # one edit from "slices", "tables", "plots", "funnel", "scatter": "a timeline for my slides" is no pie
+    "slides sliced slicer spices fables pilots slots tunnel shatter".split())
 
 # Requests also come in languages outside the nine (Polish, Turkish, Russian, Korean): their plain format words,
 # so tier 1 sees the wish rather than "no format word". Russian and Korean match as substrings, like Chinese, so
