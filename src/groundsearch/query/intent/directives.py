@@ -40,11 +40,12 @@ _LATIN_FOLD = str.maketrans(_FOLD_FROM, _FOLD_TO)
 _TOKEN = re.compile(r"[a-z0-9ß]+(?:'[a-z]+)?|[,.;:!?()\u2014\u2013\"]")
 # Chinese, Japanese, Korean and Cyrillic script, and the chart emoji (📈 📉 📊), are matched as substrings (the
 # Latin tokenizer does not see them; Russian case endings and Korean particles glue to the stem)
+# Greek, Hebrew, Arabic, Devanagari, Bengali and Thai: tier 1 knows their plain format words but not their
+# refusals, so a word found there is a candidate the classifier weighs, never a wish tier 1 claims
+_UNREAD_RANGES = r"\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0980-\u09ff\u0e00-\u0e7f"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F4C8-\U0001F4CA\uac00-\ud7af\u0400-\u04ff"
-                  r"\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0980-\u09ff\u0e00-\u0e7f]")
-# Greek, Hebrew, Arabic, Devanagari and Thai: tier 1 knows their plain format words but not their refusals, so a
-# word found there is a candidate the classifier weighs, never a wish tier 1 claims
-_UNREAD_SCRIPT = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0590-\u06ff\u0900-\u097f\u0980-\u09ff\u0e00-\u0e7f]")
+                  + _UNREAD_RANGES + "]")
+_UNREAD_SCRIPT = re.compile("[" + _UNREAD_RANGES + "]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _CLAUSE_END = frozenset(",.;:!?()\u2014\u2013\"")
@@ -770,23 +771,24 @@ _PRONOUN_REFUSAL = re.compile(
     r"at all|esta|cette|diesmal|heute|hoy|oggi|questa|deze|vandaag|agora|hoje|aujourd'hui)\b))")
 
 
+def _all_before_last(pattern: re.Pattern[str], terms: list[Term], folded: str, *, its_end: bool = False) -> bool:
+    """Every format word stands before the last match of ``pattern`` (its start, or ``its_end``)."""
+    cut = max((m.end() if its_end else m.start() for m in pattern.finditer(folded)), default=-1)
+    return cut >= 0 and all(t.at < cut for t in terms)
+
+
 def _refused_by_pronoun(terms: list[Term], folded: str) -> bool:
     """Every format word stands before a later refusal that points back at it (see ``_PRONOUN_REFUSAL``)."""
-    m = None
-    for m in _PRONOUN_REFUSAL.finditer(folded):
-        pass
-    return m is not None and all(t.at < m.start() for t in terms)
+    return _all_before_last(_PRONOUN_REFUSAL, terms, folded)
 
 
 def _retracted(terms: list[Term], folded: str) -> bool:
-    cut = max((m.end() for m in _RETRACTION.finditer(folded)), default=-1)
-    return cut >= 0 and all(t.at < cut for t in terms)
+    return _all_before_last(_RETRACTION, terms, folded, its_end=True)
 
 
 def _conceded(terms: list[Term], folded: str) -> bool:
     """Every format word stands before a turn to a plain ask (see ``_CONCESSION``)."""
-    cut = max((m.start() for m in _CONCESSION.finditer(folded)), default=-1)
-    return cut >= 0 and all(t.at < cut for t in terms)
+    return _all_before_last(_CONCESSION, terms, folded)
 
 
 def _choose(terms: list[Term], folded: str = "") -> Term:
