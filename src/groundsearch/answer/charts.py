@@ -71,6 +71,11 @@ def _per_month(f: Facts, fill: bool) -> list[ChartPoint]:
     return [ChartPoint(label=m, value=float(len(by.get(m, ()))), source_ids=tuple(by.get(m, ()))) for m in months]
 
 
+def _counted(parts: Sequence[tuple[str, Sequence[str]]]) -> list[ChartPoint]:
+    """One point per group of :func:`.facts.groups`: its value, the number of results it names, and those ids."""
+    return [ChartPoint(label=v, value=float(len(ids)), source_ids=tuple(ids)) for v, ids in parts]
+
+
 # ---- drawers: facts → chart, or the reason these results can't be drawn as it ----------------------------
 
 
@@ -88,7 +93,7 @@ def _bar(f: Facts, about: str) -> Outcome:
     dim = f.dimensions[0] if f.dimensions else None
     key = dim.key if dim else (lambda h: h.item.collection)
     name = dim.name if dim else "collection"
-    points = [ChartPoint(label=v, value=float(len(ids)), source_ids=tuple(ids)) for v, ids in groups(f.items, key)]
+    points = _counted(groups(f.items, key))
     return _chart("bar", f"Results by {name}{about}", name, "results", points,
                   f"stored {name} of {_of(f)}, counted per value")
 
@@ -96,8 +101,7 @@ def _bar(f: Facts, about: str) -> Outcome:
 def _ranked_bar(f: Facts, about: str) -> Outcome:
     if _named_grouping(f):  # "top products", a tornado "per registry" shown ranked: that field's values, not themes
         dim = f.dimensions[0]
-        points = [ChartPoint(label=v, value=float(len(ids)), source_ids=tuple(ids))
-                  for v, ids in groups(f.items, dim.key, limit=MAX_POINTS)]
+        points = _counted(groups(f.items, dim.key, limit=MAX_POINTS))
         return _chart("ranked-bar", f"Results by {dim.name}{about}", dim.name, "results", points,
                       f"stored {dim.name} of {_of(f)}, counted per value, largest first")
     hits = f.hits
@@ -131,8 +135,7 @@ def _share(subtype: str) -> Callable[[Facts, str], Outcome]:
         if dim is None:
             return ("a share needs results grouped by a stored value (a keyword field such as product or venue, "
                     "or a month), and no such value is shared by two or more of the results")
-        parts = groups(f.items, dim.key, ordered=dim.ordered)
-        points = [ChartPoint(label=v, value=float(len(ids)), source_ids=tuple(ids)) for v, ids in parts]
+        points = _counted(groups(f.items, dim.key, ordered=dim.ordered))
         return _chart(subtype, f"Share by {dim.name}{about}", dim.name, "results", points,
                       f"stored {dim.name} of {dim.covered} of {_of(f)}, counted per value (at most {MAX_GROUPS} "
                       f"groups; smaller ones merged into 'other')")
