@@ -108,12 +108,14 @@ class GatedEmbedder:
         self.inner, self.dim, self.model_id = inner, inner.dim, inner.model_id
         self.hold_at, self.calls = hold_at, 0
         self.holding, self.release = threading.Event(), threading.Event()
+        self.batches: list[str] = []  # each batch's texts, joined: which file the worker embedded when
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_queries(texts)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
+        self.batches.append(" ".join(texts))
         if self.calls == self.hold_at:
             self.holding.set()
             assert self.release.wait(60), "the test never released the embedder"

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 import os
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ __all__ = ["Job", "JobOut", "JobRunner", "router"]
 router = api_router()
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
-KEEP = 200  # finished jobs remembered for status polls
+KEEP = 200  # finished jobs remembered for status polls (a flooding tenant's own are forgotten first)
 MAX_QUEUED = 16  # uploads waiting behind the running one; more is a client flooding the worker
 # One tenant's share of that queue: the worker is shared, so a tenant that filled the whole queue would turn
 # every other tenant's upload into a 429.
@@ -98,6 +99,7 @@ class Job:
     result: IngestOut | None = None
     error: JobError | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    done: Future[None] = field(default_factory=Future)  # resolved when the worker is through with it
 
     def out(self, limits: dict[str, float]) -> JobOut:
         return JobOut(id=self.id, status=self.status, source=self.source, collection=self.collection,
@@ -107,13 +109,21 @@ class Job:
 
 
 class JobRunner:
-    """The jobs of one app: a single worker thread and the table of recent jobs."""
+    """The jobs of one app: a single worker thread and the table of recent jobs, shared by every tenant.
+
+    The worker takes turns between tenants (:meth:`_next`) and the table forgets the finished jobs of the tenant
+    holding most of them first (:meth:`_forget_finished`): first come, first served, and oldest first, let one
+    tenant's editor make every other tenant's upload wait behind all of its own, and erase other tenants' job
+    records by uploading in a loop (tests/security/test_job_fairness.py).
+    """
 
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine, self.api = engine, settings.api
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundsearch-ingest")
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
+        self._turns = itertools.count()
+        self._last_turn: dict[str | None, int] = {}  # tenant -> the turn its latest job started at
 
     @property
     def limits(self) -> dict[str, float]:
@@ -130,12 +140,38 @@ class JobRunner:
                 raise RateLimited(f"{queued} {whose}uploads are already waiting to be ingested; retry in a minute",
                                   retry_after=60, details={"queued": queued})
             self._jobs[job.id] = job
-            while len(self._jobs) > KEEP:
-                oldest = next(iter(self._jobs))
-                if self._jobs[oldest].status in ("queued", "running"):
-                    break
-                del self._jobs[oldest]
-        return self._executor.submit(self._run, job)
+            self._forget_finished()
+        self._executor.submit(self._next)  # one turn of the worker per job; the turn picks which job
+        return job.done
+
+    def _forget_finished(self) -> None:
+        """Keep at most ``KEEP`` jobs, forgetting the oldest finished job of the tenant that holds the most finished
+        ones (ties: the one whose oldest is oldest). A tenant with fewer finished jobs than another never loses
+        one to it, so uploading in a loop only ever forgets the uploader's own. Queued and running jobs stay."""
+        while len(self._jobs) > KEEP:
+            finished = [j for j in self._jobs.values() if j.status not in ("queued", "running")]
+            if not finished:
+                return
+            per_tenant = Counter(j.tenant for j in finished)
+            heaviest = max(per_tenant, key=per_tenant.__getitem__)  # first seen wins a tie: the oldest job's
+            del self._jobs[next(j.id for j in finished if j.tenant == heaviest)]
+
+    def _next(self) -> None:
+        """Run the queued job of the tenant whose last turn is longest ago (a tenant never served first), its
+        oldest one: a tenant with eight files queued gets one turn in every round, not eight before anyone
+        else's. Within a tenant, jobs keep the order they came in."""
+        with self._lock:
+            waiting = [j for j in self._jobs.values() if j.status == "queued"]
+            if not waiting:
+                return
+            job = min(waiting, key=lambda j: self._last_turn.get(j.tenant, -1))
+            self._last_turn[job.tenant] = next(self._turns)
+            job.status = "running"
+        try:
+            self._run(job)
+        finally:
+            if not job.done.done():
+                job.done.set_result(None)
 
     def get(self, job_id: str, who: Principal) -> Job:
         job = self._jobs.get(job_id)
@@ -152,12 +188,14 @@ class JobRunner:
     def close(self) -> None:
         for job in list(self._jobs.values()):
             job.cancel.set()
+            if job.status == "queued":
+                job.done.cancel()  # its turn will never come: a request waiting on it stops waiting
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     # ---- the worker ---------------------------------------------------------------------------------
 
     def _run(self, job: Job) -> None:
-        job.status, job.started_at = "running", _now()
+        job.status, job.started_at = "running", _now()  # a turn of the worker chose it (_next)
         backup = job.path.with_name(f".{job.path.name}.{job.id}.prev")
         had_previous = job.path.exists()
         try:
