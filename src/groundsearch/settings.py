@@ -162,6 +162,9 @@ class ApiSettings(_Frozen):
     # Uploads (files and posted records) per key: each may carry a 32 MiB body and queue an ingest job, and the
     # budget is counted before the body is read (interfaces/api/deps.py, AdmittedRoute).
     ingest_per_minute: int = Field(default=60, ge=1)
+    # Key writes (POST / DELETE /api/keys) per key: each rewrites the keys file, which every request of every tenant
+    # then re-reads, so an admin minting and revoking in a loop slowed every tenant (tests/security/test_key_churn.py).
+    keys_per_minute: int = Field(default=10, ge=1)
     # A tenant's budget per bucket, in keys' budgets: a tenant admin mints (or revokes and re-mints) keys at
     # will, so per-key budgets alone let one tenant multiply its share of the machine without end.
     tenant_budget_keys: int = Field(default=10, ge=1)

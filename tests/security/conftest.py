@@ -62,7 +62,8 @@ def open_engine(tmp: Path) -> Engine:
     config.write_text(CONFIG, encoding="utf-8")
     settings = load_settings(config, env={}, data_dir=str(tmp / "data"), embedder="hash")
     api = settings.api.model_copy(update={"local_mode": False, "search_per_minute": 100_000,
-                                          "preview_per_minute": 100_000, "ingest_per_minute": 100_000})
+                                          "preview_per_minute": 100_000, "ingest_per_minute": 100_000,
+                                          "keys_per_minute": 100_000})
     settings = settings.model_copy(update={"api": api})
     embedder = build_embedder(settings)
     return Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)

@@ -19,7 +19,7 @@ from ...settings import Settings
 
 __all__ = ["Bucket", "RateLimiter"]
 
-Bucket = Literal["search", "preview", "ingest"]
+Bucket = Literal["search", "preview", "ingest", "keys"]
 
 
 class RateLimiter:
@@ -28,12 +28,14 @@ class RateLimiter:
             "search": RateLimitItemPerMinute(settings.api.search_per_minute),
             "preview": RateLimitItemPerMinute(settings.api.preview_per_minute),
             "ingest": RateLimitItemPerMinute(settings.api.ingest_per_minute),
+            "keys": RateLimitItemPerMinute(settings.api.keys_per_minute),
         }
         factor = settings.api.tenant_budget_keys
         self._tenant_items = {
             "search": RateLimitItemPerMinute(settings.api.search_per_minute * factor),
             "preview": RateLimitItemPerMinute(settings.api.preview_per_minute * factor),
             "ingest": RateLimitItemPerMinute(settings.api.ingest_per_minute * factor),
+            "keys": RateLimitItemPerMinute(settings.api.keys_per_minute * factor),
         }
         if settings.redis_url:
             if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):

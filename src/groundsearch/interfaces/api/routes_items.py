@@ -192,7 +192,8 @@ def list_keys(request: Request, who: Principal = Depends(requires("admin"))) -> 
 
 
 @router.post("/keys", response_model=KeyCreatedOut, status_code=201, tags=["keys"])
-def create_key(request: Request, body: KeyCreateIn, who: Principal = Depends(requires("admin"))) -> KeyCreatedOut:
+def create_key(request: Request, body: KeyCreateIn,
+               who: Principal = Depends(requires("admin", "keys"))) -> KeyCreatedOut:
     """Create a key in this admin's own tenant (only the operator names another tenant or mints operators)."""
     tenant, all_tenants = who.mint_scope(body.tenant, body.all_tenants)
     keys = _keys(request)
@@ -216,7 +217,7 @@ class RevokedOut(BaseModel):
 @router.delete("/keys/{key_id}", status_code=204, tags=["keys"], responses={200: {
     "model": RevokedOut, "description": "revoked, but its feedback marks could not be deleted (the message says "
                                         "why and what deletes them later)"}})
-def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin"))) -> Response:
+def revoke_key(request: Request, key_id: str, who: Principal = Depends(requires("admin", "keys"))) -> Response:
     """Revoke a key this admin manages, and delete its feedback marks (they stop counting in the ranking);
     another tenant's key is not found (ids do not leak). The revoke never waits on the marks: when they cannot
     be deleted, the answer is 200 with a message instead of 204."""
