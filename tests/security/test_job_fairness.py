@@ -84,3 +84,41 @@ def test_attack_a_tenant_with_a_full_queue_does_not_make_another_tenant_wait_beh
     order = sorted(turn, key=turn.get)
     assert order[:2] == ["obsidian", "bluejay"], order  # FIFO before the fix: B last, after all of A's files
     assert order[2:] == ["amberone", "ambertwo", "amberthree"], order  # A's own files keep their order
+
+
+def test_attack_two_tenants_filling_the_queue_do_not_lock_a_third_out(held: Gated) -> None:
+    """Tenants A and B each queue their share (``MAX_QUEUED_PER_TENANT``, 8) behind A's running file: the queue is
+    full. Before the fix tenant C's one upload was a 429 ("16 uploads are already waiting") — the per-tenant share
+    stopped one tenant from filling the queue, not two. Now a tenant with nothing waiting always gets its upload in
+    (the bound is then ``MAX_QUEUED`` plus one job per otherwise quiet tenant), and with turns it runs in the first
+    round, not after the 16."""
+    url, keys, embedder = held
+    assert keys is not None
+    clients = {t: httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant=t)[1]})
+               for t in ("full-a", "full-b", "full-c")}
+    a, b, c = clients.values()
+    try:
+        first = _upload(a, "hold.md", big_markdown(150_000, "obsidian"))
+        assert first.status_code == 202, first.text
+        assert embedder.holding.wait(60)
+        share = routes_jobs.MAX_QUEUED_PER_TENANT
+        filled = [_upload(x, f"{n}-{i}.md", _note(f"{n}fill{i}")).status_code
+                  for x, n in ((a, "a"), (b, "b")) for i in range(share)]
+        assert filled == [202] * routes_jobs.MAX_QUEUED, filled
+        assert _upload(b, "b-more.md", _note("bmore")).status_code == 429  # each tenant's share still holds
+        mine = _upload(c, "c.md", _note("cormorant"))
+        assert mine.status_code == 202, mine.text  # 429 before the fix
+        assert _upload(c, "c-more.md", _note("cmore")).status_code == 429  # one waiting job past the bound, not two
+        embedder.release.set()
+        assert wait_job(c, mine.json()["id"])["status"] == "completed"
+        for x, n in ((a, "a"), (b, "b")):
+            for job in x.get("/api/jobs").json()["jobs"]:
+                assert wait_job(x, job["id"])["status"] == "completed"
+        turn = {w: next(i for i, text in enumerate(embedder.batches) if w in text)
+                for w in ("obsidian", "cormorant", "afill0", "bfill0", "bfill1")}
+        # one round: every tenant's oldest waiting file, tenants never served first (B's came in before C's)
+        assert sorted(turn, key=turn.get) == ["obsidian", "bfill0", "cormorant", "afill0", "bfill1"], turn
+    finally:
+        embedder.release.set()
+        for x in clients.values():
+            x.close()

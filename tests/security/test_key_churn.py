@@ -3,9 +3,9 @@
 ``api.max_keys_per_tenant`` bounds how many keys a tenant holds, not how often its admin rewrites the file: every
 ``POST`` and ``DELETE /api/keys`` rewrites the whole document, and every request of every tenant re-reads it after
 a change (under the key store's lock). With 5,000 keys of other tenants in the file, two threads of one tenant
-admin creating and revoking throwaway keys took another tenant's preview from p50 48 ms to 204–263 ms (p95 49–63 →
-400–585 ms; ``scripts/key_churn.py``, BENCHMARKS.md "Keys file churn"), with no budget to spend. Key writes now count against ``api.keys_per_minute``
-per key and the tenant's share of it, like every other bucket.
+admin creating and revoking throwaway keys took another tenant's preview from p50 48 ms to 204–263 ms
+(p95 49–63 → 400–585 ms; ``scripts/key_churn.py``, BENCHMARKS.md "Keys file churn"), with no budget to spend.
+Key writes now count against ``api.keys_per_minute`` per key and the tenant's share of it, like every other bucket.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 KEEP = 200  # finished jobs remembered for status polls (a flooding tenant's own are forgotten first)
 MAX_QUEUED = 16  # uploads waiting behind the running one; more is a client flooding the worker
 # One tenant's share of that queue: the worker is shared, so a tenant that filled the whole queue would turn
-# every other tenant's upload into a 429.
+# every other tenant's upload into a 429 (and a tenant with nothing waiting is admitted even past MAX_QUEUED).
 MAX_QUEUED_PER_TENANT = MAX_QUEUED // 2
 DISCONNECT_POLL_S = 0.25
 
@@ -133,7 +133,9 @@ class JobRunner:
         with self._lock:
             waiting = [j for j in self._jobs.values() if j.status == "queued"]
             own = sum(1 for j in waiting if j.tenant == job.tenant)
-            if len(waiting) >= MAX_QUEUED or own >= MAX_QUEUED_PER_TENANT:
+            # a tenant with nothing waiting always gets one job in: two tenants each holding their share filled
+            # the queue for everyone else (the bound is MAX_QUEUED plus one job per otherwise quiet tenant)
+            if (len(waiting) >= MAX_QUEUED and own) or own >= MAX_QUEUED_PER_TENANT:
                 job.staged.unlink(missing_ok=True)
                 queued = own if own >= MAX_QUEUED_PER_TENANT else len(waiting)
                 whose = "of your tenant's " if own >= MAX_QUEUED_PER_TENANT else ""
