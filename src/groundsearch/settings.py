@@ -156,6 +156,10 @@ class AuditorSettings(_Frozen):
 
 class ApiSettings(_Frozen):
     local_mode: bool = True  # no API keys: a single trusted user
+    # Local mode served on an address that is not loopback (``serve --host 0.0.0.0``): refused unless set, since
+    # whoever reaches the port is then admin over every tenant. Set it when the port is private anyway (a container
+    # whose port is published to the host's loopback only).
+    local_mode_network: bool = False
     keys_file: Path | None = None
     search_per_minute: int = Field(default=30, ge=1)
     preview_per_minute: int = Field(default=60, ge=1)
@@ -393,6 +397,7 @@ def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         "PROMPTS_VERSION": "llm.prompts_version",
         "INTENT_SHADOW": "intent.shadow",
         "LOCAL_MODE": "api.local_mode",
+        "LOCAL_MODE_NETWORK": "api.local_mode_network",
         "KEYS_FILE": "api.keys_file",
         "MCP_TENANT": "mcp.tenant",
         "MCP_ALL_TENANTS": "mcp.all_tenants",

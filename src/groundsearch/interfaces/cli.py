@@ -716,12 +716,19 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
     import uvicorn
 
     from .api import create_app
-    from .api.app import uvicorn_config
+    from .api.app import is_loopback_name, uvicorn_config
 
     settings = settings_from(ctx)
     if require_keys:
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"local_mode": False})})
     host = host or settings.api.host
+    if settings.api.local_mode and not settings.api.local_mode_network and not is_loopback_name(host):
+        # local mode's one trusted user is whoever reaches the port (tests/security/test_local_mode_network.py)
+        raise click.UsageError(
+            f"local mode has no API keys: served on {host} it makes every client that can reach the address an "
+            "admin over every tenant. Serve with --require-keys (and `groundsearch keys create`), bind a loopback "
+            "address, or set api.local_mode_network = true (GROUNDSEARCH_LOCAL_MODE_NETWORK=true) when the port "
+            "is private anyway")
     # the app refuses Host names that are not loopback ones when it is bound to loopback (local mode)
     settings = settings.model_copy(update={"api": settings.api.model_copy(update={"host": host})})
     port = settings.api.port if port is None else port
