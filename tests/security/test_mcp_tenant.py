@@ -15,8 +15,9 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from groundsearch.errors import NotFound
 from groundsearch.interfaces.mcp_server import FindResult
-from groundsearch.types import SearchFilter
+from groundsearch.types import SearchFilter, SearchRequest
 
 from tests.aio import run_in_own_loop
 
@@ -83,3 +84,51 @@ def test_mcp_all_tenants_only_when_configured(kb: tuple[Path, dict[str, str]]) -
     tmp, _ = kb
     (everything,) = call(tmp, {"GROUNDSEARCH_MCP_ALL_TENANTS": "true"}, [], [{"query": "marmot plan", "limit": 20}])
     assert _titles(everything) == {"Public guide", "Acme plan", "Globex plan"}
+
+
+def call_tools(tmp: Path, env: dict[str, str], calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """``call`` for any of the tools: ``(tool name, arguments)`` pairs, in one session."""
+    async def run() -> list[Any]:
+        params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(tmp / "groundsearch.toml"),
+                                                                         "--data-dir", str(tmp / "data"), "mcp"],
+                                       env={"PATH": os.environ.get("PATH", ""), "GROUNDSEARCH_EMBEDDER": "hash", **env},
+                                       cwd=str(tmp))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+    return run_in_own_loop(run, 120)
+
+
+def test_mcp_chat_and_feedback_stay_in_the_tools_tenant(kb: tuple[Path, dict[str, str]]) -> None:
+    """Round 11 probe (held): the ``chat`` and ``feedback`` tools are scoped like ``find``. A tool configured for
+    acme chats over acme's sources only; a conversation id another tenant's key started is a new conversation to
+    it, never theirs continued; a request id of a globex search is unknown to its ``feedback``; and its own
+    conversation is unknown to a globex key and to an acme key (owner ``mcp``)."""
+    tmp, ids = kb
+    with open_engine(tmp) as engine:
+        globex_search = engine.search(SearchRequest(query="marmot plan"), tenant="globex")
+        assert any(r.item_id == ids["globex"] for r in globex_search.results)
+        from groundsearch.assistant.turn import fold_chat, history, run_turn
+
+        theirs = fold_chat(run_turn(engine, "marmot divestment plan", tenant="globex", search_tenant="globex",
+                                    owner="globexkey01"))
+    acme = {"GROUNDSEARCH_MCP_TENANT": "acme"}
+    chat, again, feedback = call_tools(tmp, acme, [
+        ("chat", {"message": "marmot plan"}),
+        ("chat", {"message": "marmot plan", "conversation_id": theirs["conversation_id"]}),
+        ("feedback", {"request_id": globex_search.diagnostics.request_id, "item_id": ids["globex"], "useful": True}),
+    ])
+    assert not chat.is_error, chat.content[0].text
+    sources = {s["item_id"] for s in chat.structured_content["dossier"]["sources"]}
+    assert sources == {ids["acme"]}, sources
+    assert again.structured_content["turn"] == 1  # a conversation of its own under that id, not globex's second turn
+    assert {s["item_id"] for s in again.structured_content["dossier"]["sources"]} == {ids["acme"]}
+    assert feedback.content[0].text.startswith("error: no request"), feedback.content[0].text
+    with open_engine(tmp) as engine:
+        mine = chat.structured_content["conversation_id"]
+        for tenant, owner in (("globex", "globexkey01"), ("acme", "acmekey0001")):
+            with pytest.raises(NotFound):
+                history(engine, mine, tenant=tenant, owner=owner)
+        assert len(history(engine, theirs["conversation_id"], tenant="globex", owner="globexkey01")["turns"]) == 1
+        assert engine.feedback_stats("globex", [ids["globex"]]) == {}
