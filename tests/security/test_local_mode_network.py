@@ -64,7 +64,8 @@ def _url(proc: subprocess.Popen[str], address: str) -> str:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     match = re.search(r":(\d+)/", line)
-    assert match, f"server did not start (exit {proc.poll()}): {line!r} {proc.stderr.read()[-2000:] if proc.stderr else ''}"
+    why = proc.stderr.read()[-2000:] if proc.stderr and not match else ""
+    assert match, f"server did not start (exit {proc.poll()}): {line!r} {why}"
     return f"http://{address}:{match.group(1)}"
 
 
