@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, NotFound
+from .errors import ConfigError, InvalidInput, NotFound
 from .models.base import LLM, Embedder, Reranker
 from .presenters import SNIPPET_CHARS, evidence_out, plan_dict, snippet  # noqa: F401  (re-exported for interfaces)
 from .query.filters import request_filter, visible_under
@@ -161,7 +161,11 @@ class Engine:
         are keyword-searchable at once, and leave the vectors to :meth:`embed_pending` or the background
         thread."""
         from .ingest.pipeline import ingest_paths
+        from .scope import ALL_TENANTS_SCOPE
 
+        if tenant == ALL_TENANTS_SCOPE:  # no key can be scoped to it, so its items would be nobody's (scope.py)
+            raise InvalidInput(f"tenant {ALL_TENANTS_SCOPE!r} is reserved: it keeps the records of callers that read "
+                               "every tenant, and no key can be scoped to it", details={"field": "tenant"})
         defer = self._embedding is not None if defer_embedding is None else defer_embedding
         report = ingest_paths(
             [Path(p) for p in paths],

@@ -4,7 +4,8 @@ A caller scoped to one tenant keeps them under that tenant. A caller that reads 
 key, local mode, the CLI, an all-tenants MCP tool — keeps them under ``ALL_TENANTS_SCOPE``, not under the
 default tenant ``''`` where its item *writes* go: those records hold (or reveal) every tenant's data, and the
 default tenant's viewers must not read them, count them as their own searches or mark their results.
-No key may be minted for ``ALL_TENANTS_SCOPE`` (``KeyStore.create``).
+No key may be minted for ``ALL_TENANTS_SCOPE`` (``KeyStore.create``), no item ingested into it (``Engine.ingest``)
+and no MCP tool scoped to it (``mcp_server.tenant_scope``).
 """
 
 from __future__ import annotations

@@ -55,3 +55,17 @@ def test_keys_create_needs_an_explicit_scope(kb: Path) -> None:
     assert scopes == [("admin", "", True), ("viewer", "", False)]
     listed = gs(kb, "keys", "list")
     assert "all tenants" in listed.stdout
+
+
+def test_the_reserved_scope_is_no_tenant_for_ingest_or_the_mcp_tool(kb: Path) -> None:
+    """Round 11: ``*`` keeps the records of callers that read every tenant (operators, local mode, the CLI). Only
+    ``keys create`` refused it: ``ingest --tenant '*'`` stored items no key could ever be scoped to, and an MCP
+    tool set to ``--tenant '*'`` (read as "every tenant") saw none of them, but counted its searches in the
+    operators' popular topics and its feedback in their ranking. Both now exit 2 naming the right option."""
+    ingest = gs(kb, "ingest", "handbook.md", "--tenant", "*")
+    assert ingest.returncode == 2, (ingest.returncode, ingest.stdout, ingest.stderr)  # exit 0 before
+    assert "reserved" in ingest.stderr
+    assert not (kb / "data" / "store").exists() or _count(kb, "*") == 0
+    mcp = gs(kb, "mcp", "--tenant", "*")
+    assert mcp.returncode == 2, (mcp.returncode, mcp.stderr)  # served the reserved scope before
+    assert "--all-tenants" in mcp.stderr

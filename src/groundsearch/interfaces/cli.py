@@ -763,7 +763,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
 @handles_errors
 def mcp(ctx: click.Context, tenant: str | None, all_tenants: bool) -> None:
     """Serve the MCP `find` tool over stdio (for MCP clients such as desktop assistants), scoped to one tenant."""
-    from .mcp_server import run_stdio
+    from .mcp_server import run_stdio, tenant_scope
 
     settings = settings_from(ctx)
     if tenant is not None or all_tenants:
@@ -771,6 +771,7 @@ def mcp(ctx: click.Context, tenant: str | None, all_tenants: bool) -> None:
             raise click.UsageError("give either --tenant or --all-tenants, not both")
         scope = {"tenant": tenant or "", "all_tenants": all_tenants}
         settings = settings.model_copy(update={"mcp": settings.mcp.model_copy(update=scope)})
+    tenant_scope(settings)  # a reserved scope exits 2 before the store is opened
     run_stdio(settings)
 
 

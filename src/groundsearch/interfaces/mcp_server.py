@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from ..engine import Engine, snippet
 from ..errors import GroundsearchError, InvalidInput
 from ..query.filters import build_filter
-from ..scope import MCP_OWNER  # its conversations are its own within its tenant, never a key's
+from ..scope import ALL_TENANTS_SCOPE, MCP_OWNER  # MCP_OWNER: its conversations are its own, never a key's
 from ..settings import Settings
 from ..types import SearchRequest
 
@@ -98,7 +98,12 @@ def _collections_of(settings: Settings, kind: Kind, asked: list[str] | None) -> 
 
 
 def tenant_scope(settings: Settings) -> str | None:
-    """The tenant the tool is scoped to; ``None`` (every tenant) only when configured by name."""
+    """The tenant the tool is scoped to; ``None`` (every tenant) only when configured by name. The reserved scope
+    ``*`` is no tenant: read as "every tenant", it saw nothing and kept its records among the operators'."""
+    if not settings.mcp.all_tenants and settings.mcp.tenant == ALL_TENANTS_SCOPE:
+        raise InvalidInput(f"mcp tenant {ALL_TENANTS_SCOPE!r} is reserved (the records of callers that read every "
+                           "tenant); for every tenant use --all-tenants (mcp.all_tenants = true)",
+                           details={"field": "mcp.tenant"})
     return None if settings.mcp.all_tenants else settings.mcp.tenant
 
 
