@@ -114,18 +114,18 @@ def test_packaged_set_is_large_and_varied():
 
 def test_no_request_of_a_blind_split_is_trained_on():
     """The classifier learns from the files in TRAINING_FILES only; any other labelled split (the next blind one,
-    heldout14, kept for a session's one final blind measurement) shares no request with its training rows or the
-    prototypes. heldout13 was measured blind once at the end of session 9 and is a learning split from session 10;
-    heldout14 and heldout15 were committed alone in session 10 (6905614, a65618d). Only a yes/no is
-    asserted, so a failure never prints a blind split's requests."""
+    heldout16, kept for a session's one final blind measurement) shares no request with its training rows or the
+    prototypes. heldout14 and heldout15 (committed alone in session 10, 6905614 and a65618d) were measured blind
+    once at its end and are learning splits from session 11; heldout16 was committed alone in session 11 (51f557e).
+    Only a yes/no is asserted, so a failure never prints a blind split's requests."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
               and p.name not in TRAINING_FILES]
-    assert "intents-heldout13.jsonl" in TRAINING_FILES and "intents-heldout13.jsonl" not in others
-    assert "intents-heldout14.jsonl" not in TRAINING_FILES
-    assert "intents-heldout15.jsonl" not in TRAINING_FILES
-    assert {"intents-heldout14.jsonl", "intents-heldout15.jsonl"} <= set(others)  # so the check below reads them
+    for learning in ("intents-heldout13.jsonl", "intents-heldout14.jsonl", "intents-heldout15.jsonl"):
+        assert learning in TRAINING_FILES and learning not in others
+    assert "intents-heldout16.jsonl" not in TRAINING_FILES
+    assert "intents-heldout16.jsonl" in others  # so the check below reads it
     for name in others:
         shared = bool({r["query"].casefold() for r in load_labelled(data / name)} & trained)
         assert not shared, name
@@ -162,7 +162,8 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
     heldout9 was measured blind once at the start of session 6 and is one from then; heldout10 was measured blind
     once at the end of session 6 and is one from session 7; heldout11 was measured blind once at the end of session
     7 and is one from session 8; heldout12 was measured blind once at the end of session 8 and is one from session
-    9; heldout13 was measured blind once at the end of session 9 and is one from session 10.
+    9; heldout13 was measured blind once at the end of session 9 and is one from session 10; heldout14 and
+    heldout15 were measured blind once at the end of session 10 (on 9653996) and are ones from session 11.
 
     heldout11's digest is not its commit's: session 10 fixed one label, q11-159 ("sparklines of ..."), from `line`
     to `other` / `other-kind` (the README's convention: a sparkline is a kind outside the schema, as d050 and q9-033
@@ -186,9 +187,10 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
 
 
 def test_the_final_blind_split_is_never_a_training_file():
-    assert "intents-heldout14.jsonl" not in TRAINING_FILES  # session 10's blind split, committed by the lead
-    assert not [f for f in TRAINING_FILES if f.startswith(("intents-heldout14", "intents-heldout15"))]
-    assert "intents-heldout13.jsonl" in TRAINING_FILES  # measured blind at the end of session 9: a learning split
+    assert "intents-heldout16.jsonl" not in TRAINING_FILES  # session 11's blind split, committed by the lead
+    assert not [f for f in TRAINING_FILES if f.startswith("intents-heldout16")]
+    # measured blind at the end of session 10: learning splits
+    assert {"intents-heldout14.jsonl", "intents-heldout15.jsonl"} <= set(TRAINING_FILES)
 
 
 def test_tier1_timing_reports_cpu_and_wall_per_call_with_the_load():

@@ -164,14 +164,16 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
     return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
 
 
-# The labelled files the classifier learns from. The next blind split (heldout14) must never be here: it is kept
-# unread for one final blind measurement (heldout13 was, until it was measured blind at the end of session 9).
+# The labelled files the classifier learns from. The next blind split (heldout16) must never be here: it is kept
+# unread for one final blind measurement (heldout14 and heldout15 were, until they were measured blind at the end
+# of session 10).
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
                                    "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl",
                                    "intents-heldout8.jsonl", "intents-heldout9.jsonl", "intents-heldout10.jsonl",
                                    "intents-heldout11.jsonl", "intents-heldout12.jsonl",
-                                   "intents-heldout13.jsonl")
+                                   "intents-heldout13.jsonl", "intents-heldout14.jsonl",
+                                   "intents-heldout15.jsonl")
 
 
 def training_files() -> tuple[str, ...]:
