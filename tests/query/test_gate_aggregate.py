@@ -75,3 +75,40 @@ def test_only_grouping_fields_ground_a_request(settings):
     # url, id, title, date and text fields are words every request uses
     assert grounded_aggregate("table of the url and date of each title", "table", [papers]) is None
     assert grounded_aggregate("papers", "default", [papers]) is None
+
+
+# ---- field-aggregate questions with no asked shape (session 11) ------------------------------------------------
+# "which venue has the most papers?" scored a best cosine of 0.32–0.34 on the demo corpus and was called low
+# confidence, though counting the stored venue of the papers answers it.
+
+@pytest.mark.parametrize(("query", "domain", "field"), [
+    ("which venue has the most papers?", "papers", "venue"),
+    ("which product has the most releases?", "releases", "product"),
+    ("which author wrote the most papers?", "papers", "authors"),
+    ("how many papers per venue", "papers", "venue"),
+    ("number of releases per registry", "releases", "registry"),
+    # two fields named: the one after the grouping word groups
+    ("which registry has the most releases of a product", "releases", "registry"),
+])
+def test_a_question_counting_a_collection_by_a_field_it_names_passes(settings, query, domain, field):
+    p = _plan(settings, query, Intent(domains=(domain,)))
+    assert p.gate_threshold == 0.0 and p.reformulation is None
+    assert any(r.startswith(f"gate passed by grounding: a question counting {domain} by a stored field it names "
+                            f"({field!r})") for r in p.reasons), p.reasons
+
+
+@pytest.mark.parametrize(("query", "domain"), [
+    ("which venue has the most seats in london", "papers"),  # a field word, not the collection
+    ("how many papers does a ream of printer paper have", "papers"),  # the collection, no field
+    ("how many releases did the beatles put out per year", "releases"),  # a date is no grouping field
+    ("what is the venue of the attention paper", "papers"),  # names both, but counts nothing
+])
+def test_a_plain_question_without_cue_collection_and_field_keeps_the_cosine_gate(settings, query, domain):
+    p = _plan(settings, query, Intent(domains=(domain,)))
+    assert p.gate_threshold == pytest.approx(0.35)
+    assert not any(r.startswith("gate passed by grounding") for r in p.reasons)
+
+
+def test_a_field_aggregate_question_resolving_no_collection_keeps_the_cosine_gate(settings):
+    p = _plan(settings, "which product has the most releases?", Intent())
+    assert p.gate_threshold == pytest.approx(0.35)

@@ -18,15 +18,18 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..query.gate import grounded_field_aggregate
 from ..types import CollectionSpec, EvidenceHit, Prose, Sentence
 from .charts import headline
+from .facts import unique_items
 
-__all__ = ["SHORT_WORDS", "count_words", "short_paragraph"]
+__all__ = ["SHORT_WORDS", "count_words", "counted_answer", "short_paragraph"]
 
 SHORT_WORDS = 80
 _WORDS = ("no one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen twenty").split()
 _RECURRING_FIELDS = ("product", "venue", "authors", "registry", "author", "source")
+COUNTED_VALUES = 5  # values named in a counted answer, largest first; the results list holds every row
 
 
 def count_words(n: int) -> str:
@@ -118,3 +121,52 @@ def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
             break
         kept.append(s)
     return Prose(sentences=tuple(kept), mode="extractive")
+
+
+def _tally(rows: Sequence[EvidenceHit], field: str) -> list[tuple[str, list[str]]]:
+    """``(value, ids)`` of a stored field over ``rows``, most frequent first, ties by value; a list field counts
+    each of its values once per row (a paper with three authors counts for each)."""
+    holders: dict[str, list[str]] = {}
+    for h in rows:
+        raw = h.item.fields.get(field)
+        values = raw if isinstance(raw, tuple) else (raw,) if raw is not None else ()
+        for v in dict.fromkeys(str(v) for v in values if str(v).strip()):
+            holders.setdefault(v, []).append(h.id)
+    return sorted(holders.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def counted_answer(query: str, hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec]) -> Prose | None:
+    """The answer to a question that counts a collection by a field it names ("which venue has the most papers?"):
+    the field's values over the results of that collection, largest first, each citing rows that hold it; else None.
+
+    Quoting sentences cannot answer it (no paper says which venue has the most papers), and a model narrating
+    five passages would count five passages; the stored fields of every result can. Counted over the results
+    found, and said so: the page is what the reader can check, not the whole collection.
+    """
+    present = [specs[c] for c in dict.fromkeys(h.item.collection for h in hits) if c in specs]
+    grounded = grounded_field_aggregate(query, present)
+    if grounded is None:
+        return None
+    collection, field = grounded
+    rows = [h for h in unique_items(hits) if h.item.collection == collection]
+    tally = _tally(rows, field)
+    if not tally:
+        return None
+    name = field.replace("_", " ")
+    name = name[:-1] if field.endswith("s") and field != "status" else name
+    top_n = len(tally[0][1])
+    tied = [v for v, ids in tally if len(ids) == top_n]
+    without = sum(1 for h in rows if not h.item.fields.get(field))
+    text = (f"Counting the stored {name} of the {_plural(len(rows), _noun(collection))} found"
+            f"{f' ({count_words(without)} store none)' if without else ''}, ")
+    if len(tied) == 1:
+        text += f"the most frequent is {tied[0]} ({count_words(top_n)})"
+    else:
+        text += f"{', '.join(tied[:-1])} and {tied[-1]} share the most ({count_words(top_n)} each)"
+    rest = [(v, ids) for v, ids in tally if len(ids) < top_n][: max(0, COUNTED_VALUES - len(tied))]
+    if rest:
+        text += "; then " + ", ".join(f"{v} ({count_words(len(ids))})" for v, ids in rest)
+    if len(tally) > len(tied) + len(rest):
+        text += f"; {count_words(len(tally) - len(tied) - len(rest))} more values"
+    cites = [i for v, ids in tally[: len(tied) + len(rest)] for i in ids[:1]]
+    return Prose(sentences=(Sentence(text=text + ".", citations=tuple(dict.fromkeys(cites))),), mode="extractive")

@@ -22,7 +22,7 @@ from ..store.text import analyze
 from ..types import CollectionSpec, EvidenceHit, Intent, Prose, Sentence
 from .extractive import answer, no_answer
 from .sentence_vectors import SentenceVectors
-from .summary import SHORT_WORDS, short_paragraph
+from .summary import SHORT_WORDS, counted_answer, short_paragraph
 
 __all__ = ["SHORT_WORDS", "Synthesis", "declined", "evidence_block", "extractive", "narrate", "parse_narration", "repeats_a_row",
            "synthesize"]
@@ -64,6 +64,10 @@ def extractive(intent: Intent, query: str, results: Sequence[Any], hits: Sequenc
         short = short_paragraph(results, hits, specs)
         if short.sentences:
             return short
+    if intent.format == "default":
+        counted = counted_answer(query, hits, specs)
+        if counted is not None:
+            return counted
     return answer(query, hits, vectors)
 
 
@@ -229,6 +233,8 @@ def synthesize(
     base = extractive(intent, query, results, hits, specs, vectors)
     if llm is None or load_prompt is None:
         return Synthesis(base)
+    if intent.format == "default" and counted_answer(query, hits, specs) is not None:
+        return Synthesis(base)  # counted from every result's stored field: a model would count its five passages
     short = intent.format != "default" and any(
         r.kind in ("table", "chart", "timeline", "graph") for r in results)
     try:

@@ -29,7 +29,7 @@ from .language import LANGUAGES
 
 __all__ = ["AGGREGATE_FORMATS", "CALIBRATED_THRESHOLDS", "MULTILINGUAL_THRESHOLD", "MULTILINGUAL_THRESHOLD_PAST_NINE",
            "GateCalibration", "GateOutcome", "best_cosine", "calibrate",
-           "gate_meta_key", "grounded_aggregate", "judge", "judge_legs", "judge_threshold", "of_its_words", "parse_calibration", "threshold_for"]
+           "gate_meta_key", "grounded_aggregate", "grounded_field_aggregate", "judge", "judge_legs", "judge_threshold", "of_its_words", "parse_calibration", "threshold_for"]
 
 GateOutcome = GateVerdict  # the name the normalizer and older callers use
 
@@ -60,6 +60,52 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
+# A question that asks what the records say together: a count, a ranking, a share per value. "which venue has the
+# most papers?" is answered by counting the stored venue of the papers found, so its cosine to any one paper
+# (0.32 on the demo corpus, below the 0.35 gate) says nothing about whether the corpus answers it.
+_AGGREGATE_CUE = re.compile(r"\b(?:how many|number of|count(?:s|ed|ing)?|most|fewest|least|per|each|every|top|"
+                            r"frequent(?:ly)?|often|commonest|rank(?:ed|ing|s)?)\b")
+# words that, just before a field's name, make it the grouping ("which venue…", "per product", "by registry")
+_GROUPING_LEAD = frozenset({"which", "what", "per", "by", "each", "every", "top", "whose"})
+
+
+def _grouping_fields(spec: CollectionSpec) -> list[str]:
+    return [f.name for f in spec.fields
+            if f.type in _GROUPING_TYPES and f.name not in (spec.id_field, spec.url_field)]
+
+
+def grounded_field_aggregate(query: str, specs: Sequence[CollectionSpec]) -> tuple[str, str] | None:
+    """``(collection, field)`` when a question with no asked shape counts or ranks a records collection by one
+    of its grouping fields, naming both ("which venue has the most papers?", "how many releases per product");
+    else None.
+
+    Stricter than :func:`grounded_aggregate`, because a plain question is far more often off-topic than a request
+    for a chart: it needs an aggregate cue *and* the collection's own name *and* a grouping field's name, so
+    "which venue has the most seats in london" (a field word, no collection) and "how many papers does a ream of
+    printer paper have" (a collection word, no field) stay with the cosine gate. When several fields are named,
+    the one right after a grouping word ("which", "per", "by", …) is the grouping. The caller asks this only of
+    collections the request itself resolved.
+    """
+    text = query.lower()
+    if not _AGGREGATE_CUE.search(text):
+        return None
+    tokens = [_stem(w) for w in _WORD.findall(text)]
+    words = set(tokens)
+    for spec in specs:
+        if spec.kind != "records" or _stem(spec.name.lower()) not in words:
+            continue
+        named = []
+        for name in _grouping_fields(spec):
+            parts = {_stem(part) for part in name.lower().split("_")}
+            at = [i for i, t in enumerate(tokens) if t in parts]
+            if at:
+                led = any(t in _GROUPING_LEAD for i in at for t in tokens[max(0, i - 3):i])
+                named.append((not led, at[0], name))
+        if named:
+            return spec.name, min(named)[2]
+    return None
+
+
 def grounded_aggregate(query: str, fmt: str, specs: Sequence[CollectionSpec]) -> tuple[str, str] | None:
     """``(collection, word)`` when an aggregate request names a planned records collection or one of its
     grouping fields; else None.
@@ -67,16 +113,18 @@ def grounded_aggregate(query: str, fmt: str, specs: Sequence[CollectionSpec]) ->
     "pie of papers per venue" matches no single record, so its best cosine sits with off-topic text (0.18–0.34 on
     the demo corpus), yet the stored data answers it. The caller only asks this of collections the request
     itself resolved (intent domains or the request's own filter): "coffee sales by product at my cafe" names a
-    field of ``releases`` but resolves no domain, so it stays with the cosine gate.
+    field of ``releases`` but resolves no domain, so it stays with the cosine gate. A request with no shape
+    (``default``) is grounded only as :func:`grounded_field_aggregate` says.
     """
+    if fmt == "default":
+        return grounded_field_aggregate(query, specs)
     if fmt not in AGGREGATE_FORMATS:
         return None
     words = {_stem(w) for w in _WORD.findall(query.lower())}
     for spec in specs:
         if spec.kind != "records":
             continue
-        names = [spec.name, *(f.name for f in spec.fields
-                              if f.type in _GROUPING_TYPES and f.name not in (spec.id_field, spec.url_field))]
+        names = [spec.name, *_grouping_fields(spec)]
         for name in names:
             if any(_stem(part) in words for part in name.lower().split("_")):
                 return spec.name, name

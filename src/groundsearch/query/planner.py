@@ -332,8 +332,10 @@ def plan_retrieval(
         if grounded is not None:
             # an aggregate is answered by the records as a whole; its cosine to any one record says nothing
             gate, judge = 0.0, "vector"
-            reasons.append(f"gate passed by grounding: a {intent.format} request over {grounded[0]}, which the "
-                           f"request names ({grounded[1]!r}); the best cosine is not judged")
+            what = (f"a {intent.format} request over {grounded[0]}, which the request names ({grounded[1]!r})"
+                    if intent.format != "default" else
+                    f"a question counting {grounded[0]} by a stored field it names ({grounded[1]!r})")
+            reasons.append(f"gate passed by grounding: {what}; the best cosine is not judged")
     retry = reformulate(intent, query) if gate > 0 else None
     if retry is not None and judge == "multilingual" and not of_its_words(retry, query):
         # the topic keywords are read ASCII-only: "svíčkovou" comes back as "sv kovou", and e5 scores such
