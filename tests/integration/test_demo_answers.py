@@ -177,10 +177,24 @@ def test_no_prose_sentence_is_a_bare_title_heading_table_row_or_code_line(demo_e
     ("pie chart of releases by registry", False),
     ("chart of my running times this month", True),  # off-topic aggregate: still flagged
     ("table of the world cup winners by year", True),
+    # session 11: a question counting a collection by a field it names (best cosine 0.32 before grounding)
+    ("which venue has the most papers?", False),
+    ("which venue has the most seats in london", True),  # the field word alone grounds nothing
 ])
 def test_the_gate_passes_on_topic_aggregates_and_flags_off_topic_ones(demo_engine, query, low):
     response = demo_engine.search(SearchRequest(query=query))
     assert any(r.kind == "low-confidence" for r in response.structured_results) is low, response.diagnostics.plan
+
+
+def test_a_question_counting_papers_by_venue_is_answered_by_the_stored_venues(demo_engine: Engine) -> None:
+    response = demo_engine.search(SearchRequest(query="which venue has the most papers?"))
+    assert not response.structured_results  # a plain question: no table or chart nobody asked for
+    (first,) = response.prose.sentences
+    assert first.verified and first.text.startswith("Counting the stored venue of the "), first.text
+    papers = [h for h in response.results if h.collection == "papers"]
+    venues = [h.fields.get("venue") for h in papers]
+    top = max(set(venues), key=lambda v: (venues.count(v), v))
+    assert f"the most frequent is {top} (" in first.text or "share the most" in first.text
 
 
 def test_a_factoid_about_the_product_is_answered_from_its_readme(demo_engine: Engine) -> None:
