@@ -98,3 +98,18 @@ def test_an_asked_shape_with_no_evidence_says_why_it_is_absent(fmt: str) -> None
 
 def test_no_evidence_and_no_shape_asked_stays_empty() -> None:
     assert normalize(Intent(), (), SPECS) == []
+
+
+@pytest.mark.parametrize(("fmt", "why"), [("timeline", "has a stored date"), ("graph", "mentions an entity")])
+def test_an_asked_shape_the_results_cannot_fill_is_downgraded_not_drawn_empty(fmt: str, why: str) -> None:
+    """"timeline chart of vector-db milestones" found twenty undated documentation sections and came back as a
+    timeline of no events, which the fidelity eval counted as honoured: a silent drop under the asked name."""
+    hits = (doc(0, "Install it with pip."), doc(1, "Then run the demo."))
+    notice, table = normalize(Intent(format=fmt), hits, SPECS, collections=("docs",))
+    assert notice.kind == "unsupported-format" and notice.requested == fmt and notice.substitute == "table"
+    assert why in notice.reason and "among the 1 found" in notice.reason  # two chunks of one document
+    assert table.kind == "table" and table.row_ids == ("docs:guide#0",)
+    from groundsearch.answer.synthesize import synthesize
+
+    said = synthesize(Intent(format=fmt), f"a {fmt} of the guide", [notice, table], hits, SPECS).prose.text
+    assert f"A {fmt} cannot be drawn from the stored data, so a table is shown instead." in said

@@ -68,3 +68,11 @@ def test_run_fidelity_counts_per_split_and_language():
     assert (h["not_asked"], h["unasked_structure"]) == (1, 1)
     assert report["gate_low_confidence"] == {"h:en": 0.0, "h:es": 0.5}
     assert {f["verdict"] for f in report["failures"]} == {"dropped", "unasked"}
+
+
+def test_an_empty_shape_of_the_asked_kind_honours_nothing():
+    # "timeline chart of vector-db milestones": twenty undated sections, a timeline of no events, counted honoured
+    from groundsearch.types import TimelineResult
+
+    assert judge(row("timeline"), resp(TimelineResult(title="t", events=()))) == "dropped"
+    assert judge(row("table"), resp(TABLE.model_copy(update={"rows": (), "row_ids": ()}))) == "dropped"

@@ -24,6 +24,7 @@ from ..types import (
     Intent,
     LowConfidenceResult,
     TableResult,
+    UnsupportedFormatResult,
 )
 from .charts import chart_results, nothing_matched, timeline
 from .facts import display_name, theme_counts
@@ -118,7 +119,22 @@ def normalize(
     if intent.format == "table":
         out.extend(tables(hits, specs, collections))
     elif intent.format == "timeline":
-        out.append(timeline(hits, f"Timeline{about}"))
+        drawn = timeline(hits, f"Timeline{about}")
+        out.extend([drawn] if drawn.events else _empty_shape("timeline", hits, specs, collections,
+                                                             "has a stored date, so there is nothing to place in time"))
     elif intent.format == "graph":
-        out.append(graph(hits, f"Entities and co-occurrence{about}"))
+        drawn_graph = graph(hits, f"Entities and co-occurrence{about}")
+        out.extend([drawn_graph] if drawn_graph.nodes else _empty_shape(
+            "graph", hits, specs, collections, "mentions an entity stored at ingest, so there is nothing to connect"))
     return out
+
+
+def _empty_shape(asked: str, hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
+                 collections: Sequence[str], why: str) -> list[Any]:
+    """A timeline with no events or a graph with no nodes, said out loud, and the results as a table instead.
+
+    An empty shape is a silent drop wearing the asked kind's name: "timeline chart of vector-db milestones" found
+    twenty undated documentation sections, and the response held a timeline of nothing, with no notice."""
+    reason = f"no result among the {len(_unique_items(hits))} found {why}"
+    return [UnsupportedFormatResult(requested=asked, reason=reason, substitute="table"),
+            *tables(hits, specs, collections)]

@@ -110,10 +110,13 @@ def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
             sentences.append(Sentence(text=f"The timeline places {_plural(len(events), 'event')} {span}.",
                                       citations=tuple(dict.fromkeys((events[0].source_id, events[-1].source_id)))))
         elif r.kind == "unsupported-format":
-            named = any(w in r.requested.lower() for w in ("diagram", "chart", "plot", "map", "graph"))
+            named = any(w in r.requested.lower() for w in ("diagram", "chart", "plot", "map", "graph", "timeline"))
             asked = r.requested if named else f"{r.requested} diagram"
+            # a chart kind stands in as "a bar chart"; a timeline or graph the results can't fill, as "a table"
+            shown = (f"{r.substitute.split(':')[-1]} chart" if r.substitute.startswith("chart:")
+                     else r.substitute.split(":")[-1])
             sentences.append(Sentence(text=f"A {asked} cannot be drawn from the stored data, so a "
-                                           f"{r.substitute.split(':')[-1]} chart is shown instead.",
+                                           f"{shown} is shown instead.",
                                       citations=(hits[0].id,) if hits else ()))
     kept: list[Sentence] = []
     for s in sentences:

@@ -5,7 +5,8 @@ and the integration tests). A request that asks for a format is
 
 * **honoured** — a result of the asked kind (a chart of the asked subtype);
 * **downgraded** — an ``unsupported-format`` result naming the asked kind (its subtype or the user's words);
-* **dropped** — neither: the original bug, including a chart of another kind with no notice.
+* **dropped** — neither: the original bug, including a chart of another kind with no notice, and a table,
+  chart, timeline or graph of the asked kind with nothing in it.
 
 A request that asks for none (plain questions, false friends, refusals) is **clean** when the response has
 no table, chart, timeline, graph or unsupported-format result, else **unasked**. The relevance gate's share
@@ -45,15 +46,22 @@ def _names_kind(requested: str, row: dict[str, Any]) -> bool:
     return any(w and w in said for w in want if w != "other")
 
 
+def _filled(r: Any) -> bool:
+    """A shape with something in it: a timeline of no events honours nothing, whatever its kind says."""
+    content = {"table": "rows", "chart": "points", "timeline": "events", "graph": "nodes"}.get(r.kind)
+    return content is None or bool(getattr(r, content, ()))
+
+
 def judge(row: dict[str, Any], response: SearchResponse) -> str:
-    """honoured / downgraded / dropped for a request that asks a format; clean / unasked for one that doesn't."""
+    """honoured / downgraded / dropped for a request that asks a format; clean / unasked for one that doesn't.
+    An empty table, chart, timeline or graph honours nothing (a drop under the asked kind's name)."""
     results = response.structured_results
     if row["format"] == "default":
         return "unasked" if any(r.kind in _STRUCTURED for r in results) else "clean"
     for r in results:
         if r.kind == "unsupported-format" and _names_kind(r.requested, row):
             return "downgraded"
-    for r in results:
+    for r in (r for r in results if _filled(r)):
         if row["format"] == "chart":
             if r.kind == "chart" and r.subtype == row["chart_subtype"] and row["chart_subtype"] != "other":
                 return "honoured"
