@@ -38,7 +38,9 @@ def test_a_list_field_counts_each_value_once_per_row_and_ties_are_named():
     text, _ = _said("which author wrote the most papers?", PAPERS[:2] + [PAPERS[3], PAPERS[2]])
     assert "the most frequent is Ada Lovelace (three); then Alan Turing (two), Grace Hopper (one)" in text
     text, _ = _said("which author wrote the most papers?", PAPERS[:1])
-    assert "Ada Lovelace and Alan Turing share the most (one each)" in text
+    assert "each of the two values occurs once: Ada Lovelace, Alan Turing" in text
+    text, _ = _said("which author wrote the most papers?", [PAPERS[0], PAPERS[3]])
+    assert "Ada Lovelace and Alan Turing share the most (two each)" in text
 
 
 def test_per_value_counts_of_releases():
@@ -53,3 +55,11 @@ def test_a_question_naming_no_field_or_no_collection_is_answered_as_before():
     for q in ("which venue has the most seats in london", "what did Ada Lovelace write about dense retrieval"):
         out = synthesize(Intent(), q, [], PAPERS, SPECS)
         assert not out.prose.sentences[0].text.startswith("Counting"), q
+
+
+def test_values_that_each_occur_once_are_listed_not_ranked():
+    hits = [release(1, "langchain", "1.0", "x", 1), release(2, "langchain", "1.1", "y", 2)]
+    text, _ = _said("which product has the most releases", hits)
+    assert "the most frequent is langchain (two)" in text
+    text, _ = _said("how many releases per version", hits)
+    assert text == "Counting the stored version of the two releases found, each of the two values occurs once: 1.0, 1.1."

@@ -112,3 +112,13 @@ def test_a_plain_question_without_cue_collection_and_field_keeps_the_cosine_gate
 def test_a_field_aggregate_question_resolving_no_collection_keeps_the_cosine_gate(settings):
     p = _plan(settings, "which product has the most releases?", Intent())
     assert p.gate_threshold == pytest.approx(0.35)
+
+
+@pytest.mark.parametrize(("query", "domain"), [
+    # a field named as the value asked for, or in passing, is no grouping (learning splits heldout10 and heldout9)
+    ("I didn't ask for a table!! just the version number of the newest transformers release", "releases"),
+    ("I've got the venue counts already, what I still need is the list of papers on rerankers", "papers"),
+])
+def test_a_field_not_led_by_a_grouping_word_grounds_nothing(settings, query, domain):
+    p = _plan(settings, query, Intent(domains=(domain,)))
+    assert p.gate_threshold == pytest.approx(0.35)

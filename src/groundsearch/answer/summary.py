@@ -162,6 +162,12 @@ def counted_answer(query: str, hits: Sequence[EvidenceHit], specs: Mapping[str, 
     without = sum(1 for h in rows if not h.item.fields.get(field))
     text = (f"Counting the stored {name} of the {_plural(len(rows), _noun(collection))} found"
             f"{f' ({count_words(without)} store none)' if without else ''}, ")
+    if top_n == 1 and len(tied) > 1:  # every value once ("how many versions per product" of one product): no ranking
+        shown = tied[:COUNTED_VALUES]
+        text += (f"each of the {count_words(len(tied))} values occurs once: {', '.join(shown)}"
+                 + (f"; {count_words(len(tied) - len(shown))} more values" if len(tied) > len(shown) else ""))
+        return Prose(sentences=(Sentence(text=text + ".", citations=tuple(
+            dict.fromkeys(ids[0] for _, ids in tally[: len(shown)]))),), mode="extractive")
     if len(tied) == 1:
         text += f"the most frequent is {tied[0]} ({count_words(top_n)})"
     else:

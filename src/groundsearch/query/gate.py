@@ -65,8 +65,11 @@ def _stem(word: str) -> str:
 # (0.32 on the demo corpus, below the 0.35 gate) says nothing about whether the corpus answers it.
 _AGGREGATE_CUE = re.compile(r"\b(?:how many|number of|count(?:s|ed|ing)?|most|fewest|least|per|each|every|top|"
                             r"frequent(?:ly)?|often|commonest|rank(?:ed|ing|s)?)\b")
-# words that, just before a field's name, make it the grouping ("which venue…", "per product", "by registry")
-_GROUPING_LEAD = frozenset({"which", "what", "per", "by", "each", "every", "top", "whose"})
+# words that, just before a field's name, make it the grouping ("which venue…", "per product", "by registry", "the
+# most frequent author"); a field named otherwise is a value asked for or a word in passing ("the version number
+# of the newest release", "I've got the venue counts already, I need the papers on rerankers")
+_GROUPING_LEAD = frozenset({"which", "what", "per", "by", "each", "every", "top", "whose", "frequent", "common",
+                            "commonest"})
 
 
 def _grouping_fields(spec: CollectionSpec) -> list[str]:
@@ -80,11 +83,11 @@ def grounded_field_aggregate(query: str, specs: Sequence[CollectionSpec]) -> tup
     else None.
 
     Stricter than :func:`grounded_aggregate`, because a plain question is far more often off-topic than a request
-    for a chart: it needs an aggregate cue *and* the collection's own name *and* a grouping field's name, so
-    "which venue has the most seats in london" (a field word, no collection) and "how many papers does a ream of
-    printer paper have" (a collection word, no field) stay with the cosine gate. When several fields are named,
-    the one right after a grouping word ("which", "per", "by", …) is the grouping. The caller asks this only of
-    collections the request itself resolved.
+    for a chart: it needs an aggregate cue *and* the collection's own name *and* a grouping field's name right
+    after a grouping word ("which", "per", "by", …, within three words), so "which venue has the most seats in
+    london" (a field word, no collection), "how many papers does a ream of printer paper have" (a collection word,
+    no field) and "just the version number of the newest release" (a field asked for, not grouped by) stay with
+    the cosine gate and the quoted answer. The caller asks this only of collections the request itself resolved.
     """
     text = query.lower()
     if not _AGGREGATE_CUE.search(text):
@@ -97,12 +100,11 @@ def grounded_field_aggregate(query: str, specs: Sequence[CollectionSpec]) -> tup
         named = []
         for name in _grouping_fields(spec):
             parts = {_stem(part) for part in name.lower().split("_")}
-            at = [i for i, t in enumerate(tokens) if t in parts]
-            if at:
-                led = any(t in _GROUPING_LEAD for i in at for t in tokens[max(0, i - 3):i])
-                named.append((not led, at[0], name))
+            led = [i for i, t in enumerate(tokens) if t in parts and _GROUPING_LEAD & set(tokens[max(0, i - 3):i])]
+            if led:
+                named.append((led[0], name))
         if named:
-            return spec.name, min(named)[2]
+            return spec.name, min(named)[1]
     return None
 
 
