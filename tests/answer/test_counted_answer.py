@@ -62,4 +62,5 @@ def test_values_that_each_occur_once_are_listed_not_ranked():
     text, _ = _said("which product has the most releases", hits)
     assert "the most frequent is langchain (two)" in text
     text, _ = _said("how many releases per version", hits)
-    assert text == "Counting the stored version of the two releases found, each of the two values occurs once: 1.0, 1.1."
+    assert text == ("Counting the stored version of the two releases found, each of the two values occurs once: "
+                    "1.0, 1.1.")

@@ -29,7 +29,8 @@ from .language import LANGUAGES
 
 __all__ = ["AGGREGATE_FORMATS", "CALIBRATED_THRESHOLDS", "MULTILINGUAL_THRESHOLD", "MULTILINGUAL_THRESHOLD_PAST_NINE",
            "GateCalibration", "GateOutcome", "best_cosine", "calibrate",
-           "gate_meta_key", "grounded_aggregate", "grounded_field_aggregate", "judge", "judge_legs", "judge_threshold", "of_its_words", "parse_calibration", "threshold_for"]
+           "gate_meta_key", "grounded_aggregate", "grounded_field_aggregate", "judge", "judge_legs", "judge_threshold",
+           "of_its_words", "parse_calibration", "threshold_for"]
 
 GateOutcome = GateVerdict  # the name the normalizer and older callers use
 
