@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 from .answer.audit import audit
 from .answer.decompose import about
 from .answer.extractive import follow_ups
-from .answer.normalize import normalize
+from .answer.normalize import could_not_build, normalize
 from .answer.repair import repair
 from .answer.sentence_vectors import ScopedSentenceVectors, sentence_vectors_for
 from .answer.synthesize import Synthesis, synthesize
@@ -250,7 +250,7 @@ class Orchestrator:
             results = normalize(intent, evidence.hits, self.specs, collections=plan.collections, gate=gate,
                                 topic=" ".join(intent.topic_keywords[:4]))
         except Exception as exc:  # structured results are extra: the results list still answers
-            results = []
+            results = could_not_build(intent, exc)  # a shape asked for is still named, never silently dropped
             run.degraded.append(f"normalize: failed ({type(exc).__name__}: {exc}); no structured results")
         if self.trending is not None and asks_for_trending(query):
             results = [*self._trending(intent, plan, run), *results]

@@ -237,3 +237,26 @@ def test_clear_caches_drops_query_vectors_and_the_intent_cache(engine: Engine) -
     assert cleared["query_vectors"] >= 1 and cleared["intent_cache"] == 1
     assert engine.clear_caches() == {"query_vectors": 0, "intent_cache": 0}
     assert engine.search(SearchRequest(query="RAG toolkit")).diagnostics.cache_hit is False
+
+
+@pytest.mark.parametrize(("intent", "requested"), [
+    (Intent(domains=("releases",), format="table"), "table"),
+    (Intent(domains=("releases",), format="chart", chart_subtype="donut", chart_requested="gráfico de anillo"),
+     "gráfico de anillo"),
+])
+def test_a_shape_whose_building_fails_is_still_named(engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                                     intent: Intent, requested: str) -> None:
+    """normalize raising left a table request with no structured result at all: a silent drop (issue 10)."""
+    import groundsearch.orchestrate as orchestrate
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("venue")
+
+    monkeypatch.setattr(orchestrate, "normalize", broken)
+    response = fold(events(pipeline(engine, intent), "RAG releases"))
+    (notice,) = response.structured_results
+    assert notice.kind == "unsupported-format" and requested in notice.requested and notice.substitute == "none"
+    assert "KeyError" in notice.reason and response.results
+    assert any(n.startswith("normalize: failed (KeyError") for n in response.diagnostics.degraded)
+    plain = fold(events(pipeline(engine, Intent(domains=("releases",))), "RAG releases"))
+    assert plain.structured_results == ()  # a plain question asked no shape, so none is named

@@ -25,7 +25,7 @@ from ..types import (
 )
 from .facts import MAX_GROUPS, OTHER, Dimension, Facts, display_name, gather, groups, theme_counts, unique_items
 
-__all__ = ["DRAWABLE", "chart_results", "headline", "nothing_matched", "timeline"]
+__all__ = ["DRAWABLE", "asked_name", "chart_results", "headline", "nothing_matched", "timeline"]
 
 MAX_POINTS = 12  # bars / ranked items: past this a chart stops being readable; the rest stay in the results list
 MAX_BINS = 12
@@ -411,11 +411,19 @@ def nothing_matched(requested: str, to_do: str) -> UnsupportedFormatResult:
                                    reason=f"no stored results matched, so there is nothing to {to_do}")
 
 
+def asked_name(intent: Intent) -> str:
+    """The asked shape as a notice names it: the chart kind in the user's words when they gave some."""
+    if intent.format != "chart":
+        return intent.format
+    asked_kind = intent.chart_subtype or ("other" if intent.chart_requested else "ranked-bar")
+    return named(intent.chart_subtype, intent.chart_requested) if intent.chart_requested else asked_kind
+
+
 def chart_results(intent: Intent, hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec],
                   topic: str = "") -> list[Drawn | UnsupportedFormatResult]:
     """The chart asked for by ``intent`` (or its nearest drawable substitute, announced), from ``hits``."""
     asked_kind = intent.chart_subtype or ("other" if intent.chart_requested else "ranked-bar")
-    asked = named(intent.chart_subtype, intent.chart_requested) if intent.chart_requested else asked_kind
+    asked = asked_name(intent)
     about = f" — {topic}" if topic else ""
     if not hits:
         return [nothing_matched(asked, "chart")]

@@ -26,11 +26,11 @@ from ..types import (
     TableResult,
     UnsupportedFormatResult,
 )
-from .charts import chart_results, nothing_matched, timeline
+from .charts import asked_name, chart_results, nothing_matched, timeline
 from .facts import display_name, theme_counts
 from .facts import unique_items as _unique_items
 
-__all__ = ["cell", "display_name", "normalize", "theme_counts"]
+__all__ = ["cell", "could_not_build", "display_name", "normalize", "theme_counts"]
 
 MAX_GRAPH_NODES = 30
 MAX_GRAPH_EDGES = 60  # the heaviest; 30 nodes can have 435 pairs, which no reader can follow
@@ -138,3 +138,12 @@ def _empty_shape(asked: str, hits: Sequence[EvidenceHit], specs: Mapping[str, Co
     reason = f"no result among the {len(_unique_items(hits))} found {why}"
     return [UnsupportedFormatResult(requested=asked, reason=reason, substitute="table"),
             *tables(hits, specs, collections)]
+
+
+def could_not_build(intent: Intent, error: BaseException) -> list[UnsupportedFormatResult]:
+    """What an asked shape gets when building it failed: its name and that it failed, never nothing at all (the
+    orchestrator keeps the results list and says why in diagnostics). A request that asked no shape gets none."""
+    if intent.format == "default":
+        return []
+    return [UnsupportedFormatResult(requested=asked_name(intent), substitute="none",
+                                    reason=f"building it from the stored results failed ({type(error).__name__})")]
