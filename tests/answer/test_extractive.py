@@ -309,3 +309,50 @@ def test_the_asked_value_s_noun_is_not_a_relation_the_answer_must_repeat() -> No
     hits = tuple(snippet(i, f"The 2020 NBA Draft took place on November 18, 2020, report {i} says.") for i in range(2))
     prose = answer("What is the date of the 2020 NBA Draft?", hits, SentenceVectors(HashEmbedder()))
     assert prose.sentences[0].text == f"{ANSWER_PREFIX}November 18, 2020."
+
+
+# ---- an overlong sentence is quoted by its clauses ---------------------------------------------------------
+
+_RUN_ON = ("Retrieval runs a BM25 leg (tantivy, block-max WAND, one shared tokenizer: NFKC, casefold, split on "
+           "non-alphanumerics, stopwords, Snowball English stems) and a dense leg (exact cosine over an in-memory "
+           "matrix up to 200k chunks, HNSW beyond) concurrently, and fuses them by z-scored leg scores (each leg "
+           "standardised over its own candidates; measured above Reciprocal Rank Fusion on SciFact and MuSiQue), "
+           "with dense feedback from the top 2 hits (Rocchio) when those two legs run alone; a graph leg "
+           "(Personalized PageRank over entity co-occurrence) joins for entity-seeking questions (\"Who…?\", "
+           "\"In which…?\"), fused with the z-scored ranking by RRF (k = 8, graph ranks ×1.2), and for comparisons "
+           "and bridge phrases, fused by RRF over the three legs (k = 10).")
+
+
+def test_an_overlong_sentence_is_cut_at_its_top_level_semicolons_into_quotable_clauses() -> None:
+    # the README's ~120-word sentence on fusion was no candidate (MAX_WORDS 100), so "How does groundsearch fuse
+    # keyword and vector results?" quoted other lines; the semicolon inside "(each leg …; measured …)" is no cut
+    assert len(_RUN_ON.split()) > 100
+    first, second = split_sentences(_RUN_ON)
+    assert first.startswith("Retrieval runs a BM25 leg") and first.endswith("when those two legs run alone …")
+    assert "(each leg standardised over its own candidates; measured above" in first
+    assert second.startswith("… a graph leg (Personalized PageRank") and second.endswith("(k = 10).")
+    assert is_prose(first) and is_prose(second)
+    # the words are the source's: only the cut semicolon became the elision mark
+    assert f"{first[:-2]}; {second[2:]}" == _RUN_ON
+    hit = doc(1, _RUN_ON, heading=("How it works",))
+    prose = answer("How does groundsearch fuse keyword and vector results?", [hit])
+    assert any("fuses them by z-scored leg scores" in s.text for s in prose.sentences), prose.text
+
+
+def test_a_short_sentence_with_semicolons_and_a_long_one_without_stay_whole() -> None:
+    short = "The store keeps chunks; the index keeps terms; both are rebuilt on open."
+    assert split_sentences(short) == [short]
+    long_without = "The engine " + "reads and ranks and fuses " * 30 + "every page."
+    assert split_sentences(long_without) == [long_without]
+    assert not is_prose(long_without)
+
+
+def test_a_flattened_table_with_a_semicolon_is_not_cut_into_a_quotable_first_clause() -> None:
+    # a MuSiQue infobox flattened into one run: its 18 words before the semicolon read as prose, but the 180-word
+    # rest is the table; cut, the first piece was quoted instead of a real sentence (tune: Deng Pufang lost)
+    table = ("Party and government leaders Name Position (s) in 1989 Deng Xiaoping Chairman of the Central Military "
+             "Commission; de facto paramount leader " + "Chen Yun Chairman of the CPC Central Advisory Commission " * 20
+             + "Zhao Ziyang General Secretary of the Communist Party of China.")
+    assert split_sentences(table) == [" ".join(table.split())]
+    items = "The release adds " + "; ".join(f"feature number {n}" for n in range(40)) + "."
+    assert split_sentences(items) == [items]  # a list's items are no clauses

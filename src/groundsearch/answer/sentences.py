@@ -15,10 +15,12 @@ from collections.abc import Iterable
 
 from ..types import Chunk, Item
 
-__all__ = ["EMBED_WORDS", "MAX_WORDS", "MIN_WORDS", "blocks", "embed_text", "is_prose", "quotable", "split_sentences"]
+__all__ = ["ELIDED", "EMBED_WORDS", "MAX_WORDS", "MIN_WORDS", "blocks", "clauses", "embed_text", "is_prose", "quotable",
+           "split_sentences"]
 
 MIN_WORDS = 5
-MAX_WORDS = 100
+MAX_WORDS = 100  # past this a "sentence" is a run-on list or a mis-split; one past it is cut at its semicolons
+ELIDED = "…"  # marks where a clause of a longer sentence was cut from the rest (see :func:`clauses`)
 EMBED_WORDS = 32  # a sentence's first words carry its topic; MiniLM's cost grows with every token
 
 # A sentence ends at . ! ? (or a snippet's "..."/"…") followed by a capital, digit, quote or bracket; a
@@ -89,7 +91,8 @@ def _unmark(text: str) -> str:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``, block by block (see :func:`blocks`), whitespace collapsed. A split after an
-    abbreviation ("U.S.", "e.g.", "No.") is undone: those full stops end no sentence."""
+    abbreviation ("U.S.", "e.g.", "No.") is undone: those full stops end no sentence. An overlong sentence
+    is cut into its :func:`clauses`."""
     out: list[str] = []
     for block in blocks(text):
         if _NOT_PROSE_BLOCK.match(block):
@@ -104,7 +107,40 @@ def split_sentences(text: str) -> list[str]:
                 out[-1] = f"{out[-1]} {piece}"
             else:
                 out.append(piece)
+        out[start:] = [c for s in out[start:] for c in clauses(s)]
     return out
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence of more than ``MAX_WORDS`` words cut at its top-level semicolons (not those inside
+    brackets or quotes), each cut marked ``ELIDED`` on its side. The README's ~120-word "Retrieval runs a
+    BM25 leg (…) and fuses them by z-scored leg scores (…; …) …; a graph leg (…) joins …" was, whole, no
+    candidate for any question; cut, each clause is one. The words stay the source's: only the semicolon
+    where it is cut becomes the elision mark. A shorter sentence, one without such a semicolon, or one whose
+    pieces are not each a clause of ``MIN_WORDS``–``MAX_WORDS`` words is returned whole (and, too long,
+    stays unquotable)."""
+    if len(sentence.split()) <= MAX_WORDS:
+        return [sentence]
+    cuts, depth, quote = [], 0, ""
+    for i, ch in enumerate(sentence):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"“":
+            quote = "\"" if ch == "\"" else "”"
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == ";" and depth == 0:
+            cuts.append(i)
+    if not cuts:
+        return [sentence]
+    pieces = [p.strip() for p in (sentence[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(sentence)], strict=True))]
+    if not all(MIN_WORDS <= len(p.split()) <= MAX_WORDS for p in pieces):
+        # short pieces are a list's items, an overlong one a flattened table ("Name Position (s) in 1989 Deng
+        # Xiaoping Chairman …; … 180 more words"): not clauses of one sentence, and its first piece is no claim
+        return [sentence]
+    return [f"{ELIDED} " * (n > 0) + piece + f" {ELIDED}" * (n < len(pieces) - 1) for n, piece in enumerate(pieces)]
 
 
 def _lower_share(words: list[str]) -> float:
