@@ -116,16 +116,17 @@ def test_no_request_of_a_blind_split_is_trained_on():
     """The classifier learns from the files in TRAINING_FILES only; any other labelled split (the next blind one,
     heldout16, kept for a session's one final blind measurement) shares no request with its training rows or the
     prototypes. heldout14 and heldout15 (committed alone in session 10, 6905614 and a65618d) were measured blind
-    once at its end and are learning splits from session 11; heldout16 was committed alone in session 11 (51f557e).
-    Only a yes/no is asserted, so a failure never prints a blind split's requests."""
+    once at its end and are learning splits from session 11; heldout16 and heldout17 were committed alone in
+    session 11 (51f557e, 3466fe0). Only a yes/no is asserted, so a failure never prints a blind split's requests."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
               and p.name not in TRAINING_FILES]
     for learning in ("intents-heldout13.jsonl", "intents-heldout14.jsonl", "intents-heldout15.jsonl"):
         assert learning in TRAINING_FILES and learning not in others
-    assert "intents-heldout16.jsonl" not in TRAINING_FILES
-    assert "intents-heldout16.jsonl" in others  # so the check below reads it
+    for blind in ("intents-heldout16.jsonl", "intents-heldout17.jsonl"):
+        assert blind not in TRAINING_FILES
+        assert blind in others  # so the check below reads it
     for name in others:
         shared = bool({r["query"].casefold() for r in load_labelled(data / name)} & trained)
         assert not shared, name
@@ -181,14 +182,16 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
                        ("intents-heldout12.jsonl", "e28c0e363e23346eeb69830bec78d14c0d2115904280948b652573141df5d90a"),
                        ("intents-heldout13.jsonl", "3642bafd92af4f1ac5ce1023c7cda577c323f568c5eb194b756d682db4f69f20"),
                        ("intents-heldout14.jsonl", "4e6275ab8a62fad5e5bf8b48a6a7885fcd100278a7ed27a386bc7d928680e5c7"),
-                       ("intents-heldout15.jsonl", "4bdcb5745c84f5c3be3324c35f71a3f8f9e881510be722c473ca5194c44dfc7b")):
+                       ("intents-heldout15.jsonl", "4bdcb5745c84f5c3be3324c35f71a3f8f9e881510be722c473ca5194c44dfc7b"),
+                       ("intents-heldout16.jsonl", "7ef5cee6ae2ec1d6bba1908676466fa3ccb62a40c32bc62fb2424d027fce2811"),
+                       ("intents-heldout17.jsonl", "ef25bf47a8155c06cb217de6f7b77c0837a1ce4f249b5314996eae8d8a133d90")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
 
 
 def test_the_final_blind_split_is_never_a_training_file():
-    assert "intents-heldout16.jsonl" not in TRAINING_FILES  # session 11's blind split, committed by the lead
-    assert not [f for f in TRAINING_FILES if f.startswith("intents-heldout16")]
+    assert "intents-heldout16.jsonl" not in TRAINING_FILES  # session 11's blind splits, committed by the lead
+    assert not [f for f in TRAINING_FILES if f.startswith(("intents-heldout16", "intents-heldout17"))]
     # measured blind at the end of session 10: learning splits
     assert {"intents-heldout14.jsonl", "intents-heldout15.jsonl"} <= set(TRAINING_FILES)
 
