@@ -80,9 +80,15 @@ def test_the_classifier_never_overrules_tier_one_towards_a_format_the_request_re
     cal = replace(load_calibration(), overrides={"used": 0.5})
     decision, _ = FormatStep(lambda: FixedClassifier({"graph": 0.95, "table": 0.05}), cal).decide(q, d)
     assert (decision.format, decision.tier) == ("table", "rules")
-    # a format it does not refuse may still win: the guard is the refusal, not the override
+    # since session 11 a named table is traded for no other shape either (format_step.may_replace); the refusal
+    # still guards the one trade left, a chart for a network
     decision, _ = FormatStep(lambda: FixedClassifier({"timeline": 0.95, "table": 0.05}), cal).decide(q, d)
-    assert (decision.format, decision.tier) == ("timeline", "classifier")
+    assert (decision.format, decision.tier) == ("table", "rules")
+    q = "Don't draw a network; a bar chart of papers per venue."
+    d = read_directive(q)
+    assert (d.format, d.evidence) == ("chart", "used") and "graph" in refused(d)
+    decision, _ = FormatStep(lambda: FixedClassifier({"graph": 0.95, "chart": 0.05}), cal).decide(q, d)
+    assert (decision.format, decision.tier) == ("chart", "rules")
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,7 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, contrasted
+from ..query.intent.format_step import FormatStep, contrasted, may_replace, widened
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -146,7 +146,8 @@ def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
     question with no format word, which the classifier never overrules)."""
     fmt = FORMATS[int(np.argmax(p))]
-    return fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
+    return (fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
+            and may_replace(rules, fmt))
 
 
 def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool]]) -> dict[str, dict[float, list[int]]]:
@@ -226,7 +227,7 @@ def case_confidence(blind: list[dict[str, Any]], leave: str | None) -> dict[str,
         overrides = beats_overrides([b for b in blind if b["split"] not in (split, leave)])
         for b in (b for b in blind if b["split"] == split):
             fmt, _, tier = decide_blind(b, overrides, True)
-            p = restrict(b["p"], [] if b["sure"] else b["candidates"])[1]
+            p = restrict(b["p"], [] if b["sure"] else widened(tuple(b["candidates"]), b.get("question", False)))[1]
             made.append({"split": split, "tier": tier, "evidence": b["evidence"], "p": p, "sure": b["sure"],
                          "ok": fmt == b["gold"], "tier1_ok": b["format"] == b["gold"]})
     sure = {b["evidence"] for b in blind if b["sure"]}
@@ -287,7 +288,7 @@ def decisions(report: dict[str, Any], rule: float | str, abstain_unread: bool = 
         overrides = overrides_for(report, blind, split, rule)
         for b in (b for b in blind if b["split"] == split):
             fmt, _, tier = decide_blind(b, overrides, abstain_unread)
-            p = restrict(b["p"], [] if b["sure"] else b["candidates"])[1]
+            p = restrict(b["p"], [] if b["sure"] else widened(tuple(b["candidates"]), b.get("question", False)))[1]
             out.append({"split": split, "tier": tier, "evidence": b["evidence"], "p": p, "sure": b["sure"],
                         "ok": fmt == b["gold"], "tier1_ok": b["format"] == b["gold"]})
     return out
@@ -406,7 +407,7 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
     for b in blind_tier1():
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
-                    "contrasted": row["contrasted"],
+                    "contrasted": row["contrasted"], "question": row["question"],
                     "asks": b["evidence"] == "none" and row["question"]})
     return out
 
@@ -438,7 +439,7 @@ def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread:
     if abstain_unread and sure and b["evidence"] == "none" and unread_language(" ".join(b["query"].split())):
         sure, candidates = False, []
     if not sure:
-        fmt, _ = restrict(p, candidates)
+        fmt, _ = restrict(p, widened(tuple(candidates), b.get("question", False)))
         subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
     elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["contrasted"], b["asks"]):
         fmt, subtype, tier = FORMATS[int(np.argmax(p))], None, "classifier"

@@ -143,6 +143,17 @@ _SCHEDULE = re.compile(
     r"^(?:the |a |what(?:'s| is) the )?(?:timeline|time line) for \w+ing\b|"
     r"\b(?:deprecation|migration|removal|rollout|roll out|sunset|end of life|eol|upgrade|support|launch) "
     r"(?:timeline|time line|schedule)\b")
+# An answer asked for in words ("answer in prose only", "state in a single sentence", "just tell me in plain words",
+# "en una frase"): a wish for the default format as plain as "as a table" is for a table. Read only where no format
+# word is (with one, "instead of prose, a table" or "the network, not a paragraph", the word decides), so the
+# classifier, which read "in prose only" as a chart and "in a single sentence … the date of" as a timeline
+# (heldout12), is no longer asked: the case is a refusal of every shape.
+_IN_WORDS = re.compile(
+    r"\b(?:in prose|prose only|in (?:a |one |a single |two |a few |plain )?(?:sentences?|words)|"
+    r"in (?:one|two|three|a few|a couple of) lines|"
+    r"in plain (?:text|english|language)|plain text|in a paragraph|as (?:a paragraph|prose|plain text)|"
+    r"en prose|en prosa|em prosa|in prosa|in proza|in (?:einem|zwei) satz(?:en)?|in worten|en (?:una|dos) frases?|"
+    r"en (?:une|deux) phrases?|in (?:una|due) fras[ei]|em (?:uma|duas) frases?|in (?:een|twee) zin(?:nen)?)\b")
 _WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
 _RANKING = re.compile(
     r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|biggest|largest|"
@@ -1195,6 +1206,8 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
             subtype = subtype_from_cues(folded) if fmt == "chart" else None
             return Directive(fmt, subtype, None, "paraphrase-used", True, ())
         return Directive("default", None, None, "paraphrase", False, pointed)
+    if _IN_WORDS.search(folded):
+        return Directive("default", None, None, "refused", True, ())
     if unread_language(text):
         # no format word found in a language tier 1 cannot read: the multilingual classifier decides
         return Directive("default", None, None, "unread", False, ())
