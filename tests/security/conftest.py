@@ -169,6 +169,12 @@ def upload(client: httpx.Client, name: str, text: str, collection: str | None = 
     return client.post("/api/items", files={"file": (name, text.encode(), "text/markdown")}, data=data)
 
 
+def upload_file(client: httpx.Client, name: str, body: bytes, *, background: bool = True) -> httpx.Response:
+    """POST one markdown file to /api/items, as a background job (202 and a job id) unless ``background`` is off."""
+    params = {"background": "true"} if background else {}
+    return client.post("/api/items", params=params, files={"file": (name, body, "text/markdown")})
+
+
 def titles(client: httpx.Client, query: str, **body: Any) -> list[str]:
     r = client.post("/api/search", json={"query": query, "limit": 50, **body})
     assert r.status_code == 200, r.text

@@ -7,23 +7,15 @@ worker takes jobs in, and which finished jobs the table forgets first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
 import pytest
 
 from groundsearch.interfaces.api import routes_jobs
 
-from .conftest import Gated, Server, gated_server
+from .conftest import Gated, Server, upload_file
 from .test_uploads import big_markdown, wait_job
 
 KEEP = 6
-
-
-def _upload(c: httpx.Client, name: str, body: bytes, *, background: bool = True) -> httpx.Response:
-    params = {"background": "true"} if background else {}
-    return c.post("/api/items", params=params, files={"file": (name, body, "text/markdown")})
 
 
 def _note(marker: str) -> bytes:
@@ -38,12 +30,12 @@ def test_attack_a_tenant_uploading_in_a_loop_does_not_erase_another_tenants_job(
     of one key's ingest budget, or twenty seconds of the tenant's). Now a tenant's flood forgets its own jobs first."""
     monkeypatch.setattr(routes_jobs, "KEEP", KEEP)
     with server.client(server.key("editor", "jobs-quiet")) as b, server.client(server.key("editor", "jobs-loud")) as a:
-        r = _upload(b, "quiet.md", _note("heron"))
+        r = upload_file(b, "quiet.md", _note("heron"))
         assert r.status_code == 202, r.text
         job_id = r.json()["id"]
         assert wait_job(b, job_id)["status"] == "completed"
         for i in range(KEEP + 2):
-            flood = _upload(a, f"loud-{i}.md", _note(f"gull{i}"), background=False)
+            flood = upload_file(a, f"loud-{i}.md", _note(f"gull{i}"), background=False)
             assert flood.status_code == 200, flood.text
         kept = b.get(f"/api/jobs/{job_id}")
         assert kept.status_code == 200, kept.text  # 404 before the fix
@@ -51,12 +43,6 @@ def test_attack_a_tenant_uploading_in_a_loop_does_not_erase_another_tenants_job(
         assert [j["id"] for j in b.get("/api/jobs").json()["jobs"]] == [job_id]
         mine = [j["source"] for j in a.get("/api/jobs").json()["jobs"]]
         assert len(mine) <= KEEP and mine[0] == f"loud-{KEEP + 1}.md"  # the flooder keeps its newest
-
-
-@pytest.fixture
-def held(tmp_path: Path) -> Iterator[Gated]:
-    with gated_server(tmp_path, keyed=True) as served:
-        yield served
 
 
 def test_attack_a_tenant_with_a_full_queue_does_not_make_another_tenant_wait_behind_it(held: Gated) -> None:
@@ -70,11 +56,11 @@ def test_attack_a_tenant_with_a_full_queue_does_not_make_another_tenant_wait_beh
     a = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="queue-a")[1]})
     b = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="queue-b")[1]})
     with a, b:
-        first = _upload(a, "hold.md", big_markdown(150_000, "obsidian"))
+        first = upload_file(a, "hold.md", big_markdown(150_000, "obsidian"))
         assert first.status_code == 202, first.text
         assert embedder.holding.wait(60)  # the worker is inside A's big file; everything else queues
-        queued = [_upload(a, f"a-{w}.md", _note(w)) for w in ("amberone", "ambertwo", "amberthree")]
-        mine = _upload(b, "b.md", _note("bluejay"))
+        queued = [upload_file(a, f"a-{w}.md", _note(w)) for w in ("amberone", "ambertwo", "amberthree")]
+        mine = upload_file(b, "b.md", _note("bluejay"))
         assert all(r.status_code == 202 for r in [*queued, mine]), [r.text for r in [*queued, mine]]
         embedder.release.set()
         for client, r in [(a, first), *((a, q) for q in queued), (b, mine)]:
@@ -98,17 +84,17 @@ def test_attack_two_tenants_filling_the_queue_do_not_lock_a_third_out(held: Gate
                for t in ("full-a", "full-b", "full-c")}
     a, b, c = clients.values()
     try:
-        first = _upload(a, "hold.md", big_markdown(150_000, "obsidian"))
+        first = upload_file(a, "hold.md", big_markdown(150_000, "obsidian"))
         assert first.status_code == 202, first.text
         assert embedder.holding.wait(60)
         share = routes_jobs.MAX_QUEUED_PER_TENANT
-        filled = [_upload(x, f"{n}-{i}.md", _note(f"{n}fill{i}")).status_code
+        filled = [upload_file(x, f"{n}-{i}.md", _note(f"{n}fill{i}")).status_code
                   for x, n in ((a, "a"), (b, "b")) for i in range(share)]
         assert filled == [202] * routes_jobs.MAX_QUEUED, filled
-        assert _upload(b, "b-more.md", _note("bmore")).status_code == 429  # each tenant's share still holds
-        mine = _upload(c, "c.md", _note("cormorant"))
+        assert upload_file(b, "b-more.md", _note("bmore")).status_code == 429  # each tenant's share still holds
+        mine = upload_file(c, "c.md", _note("cormorant"))
         assert mine.status_code == 202, mine.text  # 429 before the fix
-        assert _upload(c, "c-more.md", _note("cmore")).status_code == 429  # one waiting job past the bound, not two
+        assert upload_file(c, "c-more.md", _note("cmore")).status_code == 429  # one waiting job past the bound, not two
         embedder.release.set()
         assert wait_job(c, mine.json()["id"])["status"] == "completed"
         for x, n in ((a, "a"), (b, "b")):

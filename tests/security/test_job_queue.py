@@ -10,12 +10,8 @@ import httpx
 
 from groundsearch.interfaces.api.routes_jobs import MAX_QUEUED
 
-from .conftest import Gated
+from .conftest import Gated, upload_file
 from .test_uploads import big_markdown, wait_job
-
-
-def _upload(c: httpx.Client, name: str, body: bytes) -> httpx.Response:
-    return c.post("/api/items", params={"background": "true"}, files={"file": (name, body, "text/markdown")})
 
 
 def test_attack_one_tenant_cannot_fill_the_queue_for_everyone(held: Gated) -> None:
@@ -27,12 +23,12 @@ def test_attack_one_tenant_cannot_fill_the_queue_for_everyone(held: Gated) -> No
     b = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="flood-b")[1]})
     a = httpx.Client(base_url=url, timeout=60, headers={"X-API-Key": keys.create("editor", tenant="quiet-a")[1]})
     with a, b:
-        first = _upload(b, "hold.md", big_markdown(150_000, "obsidian"))
+        first = upload_file(b, "hold.md", big_markdown(150_000, "obsidian"))
         assert first.status_code == 202, first.text
         assert embedder.holding.wait(60)  # the worker is busy with B's file; everything else waits in the queue
-        codes = [_upload(b, f"flood-{i}.md", f"# Flood {i}\n\nFiller {i}.\n".encode()).status_code
+        codes = [upload_file(b, f"flood-{i}.md", f"# Flood {i}\n\nFiller {i}.\n".encode()).status_code
                  for i in range(MAX_QUEUED)]
-        mine = _upload(a, "mine.md", b"# Quiet note\n\nTenant A's own note about ferns.\n")
+        mine = upload_file(a, "mine.md", b"# Quiet note\n\nTenant A's own note about ferns.\n")
         assert mine.status_code == 202, mine.text  # A is not refused because of B ...
         assert 429 in codes, codes  # ... because B is refused first
         embedder.release.set()
