@@ -26,7 +26,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     engine = open_engine(tmp)
     # this module's tenant spends many keys' budgets on purpose; the tenant's own budget is attacked below
     api = engine.settings.api.model_copy(update={"search_per_minute": BUDGET, "preview_per_minute": BUDGET,
-                                                 "tenant_budget_keys": 1000})
+                                                 "ingest_per_minute": BUDGET, "tenant_budget_keys": 1000})
     settings = engine.settings.model_copy(update={"api": api})
     keys = KeyStore(tmp / "keys.json")
     with engine, serve(create_app(engine, settings, keys=keys)) as url:
@@ -80,6 +80,32 @@ def test_attack_no_route_runs_retrieval_past_the_budget(limited: Server, route: 
     with limited.client(limited.key("viewer", "rl")) as c:
         codes = [CALLS[route](c, limited).status_code for _ in range(BUDGET + 1)]
     assert codes[:BUDGET] == [200] * BUDGET, codes
+    assert codes[BUDGET] == 429, codes
+
+
+BY_ID: dict[str, tuple[str, Callable[[httpx.Client, Server], httpx.Response]]] = {
+    "item, real id": ("viewer", lambda c, s: c.get(f"/api/items/{s.item}")),  # type: ignore[attr-defined]
+    "item, guessed id": ("viewer", lambda c, s: c.get("/api/items/rel:rl:guess")),
+    "item, with the include flags": ("editor", lambda c, s: c.get(
+        f"/api/items/{s.item}", params={"include_drafts": "true", "include_superseded": "true"})),  # type: ignore[attr-defined]
+    "conversation, guessed id": ("viewer", lambda c, s: c.get("/api/chat/guessed-conversation")),
+    "conversation delete, guessed id": ("viewer", lambda c, s: c.delete("/api/chat/guessed-conversation")),
+    "feedback delete, guessed id": ("viewer", lambda c, s: c.delete("/api/feedback/guessed-mark")),
+    "item delete, guessed id": ("editor", lambda c, s: c.delete("/api/items/rel:rl:guess")),
+}
+
+
+@pytest.mark.parametrize("route", list(BY_ID))
+def test_attack_reads_and_deletes_by_id_spend_a_budget(limited: Server, route: str) -> None:
+    """Session 12: reads and deletes by id counted against nothing, so one key could walk guessed ids (record
+    ids are ``rel:<tenant>:<record key>``), conversation ids and mark ids without end, each a store query. A read
+    by id now spends the preview budget (a point read, like typeahead) and an item delete the ingest budget (a
+    store write, like an upload); the 429 comes after the budget, whatever the id answered."""
+    limited.item = _item_id(limited)  # type: ignore[attr-defined]
+    role, call = BY_ID[route]
+    with limited.client(limited.key(role, "rl")) as c:
+        codes = [call(c, limited).status_code for _ in range(BUDGET + 1)]
+    assert all(code in (200, 404) for code in codes[:BUDGET]), codes
     assert codes[BUDGET] == 429, codes
 
 

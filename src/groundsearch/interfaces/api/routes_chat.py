@@ -68,14 +68,15 @@ async def chat(request: Request, body: ChatBody, stream: bool = False,
 
 @router.get("/chat/{conversation_id}")
 def chat_history(request: Request, conversation_id: str,
-                 who: Principal = Depends(requires("viewer"))) -> Any:
+                 who: Principal = Depends(requires("viewer", "preview"))) -> Any:
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces."""
     return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant),
                    owner=who.owner)
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
-def chat_delete(request: Request, conversation_id: str, who: Principal = Depends(requires("viewer"))) -> Response:
+def chat_delete(request: Request, conversation_id: str,
+                who: Principal = Depends(requires("viewer", "preview"))) -> Response:
     """Remove the conversation and every trace of it (turns, signals, dossiers, audit traces)."""
     forget(state(request).engine, conversation_id, tenant=caller_scope(who.tenant), owner=who.owner)
     return Response(status_code=204)

@@ -49,7 +49,7 @@ async def add_feedback(request: Request, body: FeedbackIn,
 
 @router.delete("/feedback/{feedback_id}", status_code=204, tags=["feedback"])
 async def remove_feedback(request: Request, feedback_id: Annotated[str, Path(max_length=64)],
-                          who: Principal = Depends(requires("viewer"))) -> Response:
+                          who: Principal = Depends(requires("viewer", "preview"))) -> Response:
     """Remove one of your marks (404 for an unknown id, or one of another key or tenant)."""
     await run_in_threadpool(state(request).engine.remove_feedback, feedback_id, tenant=who.tenant,
                             owner=who.owner)

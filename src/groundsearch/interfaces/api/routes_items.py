@@ -5,7 +5,8 @@ ingest is incremental by source, so uploading a changed file with the same name 
 adding copies. The folder is a hash of the exact tenant name, not a slug: tenants ``x y`` and ``x-y`` must never
 share a folder (a shared source would let one's upload replace the other's). Reads by id (an item, its similar
 items and exact duplicates) apply search's governance: own tenant, published unless an include flag asks for
-more, drafts for editors only.
+more, drafts for editors only. A read by id spends the preview budget and a delete the ingest budget: unbudgeted,
+one key walked guessed ids without end (tests/security/test_rate_limits.py).
 Item ids may contain ``/`` (document ids embed their source path), hence the ``:path`` converters, with the
 ``/similar`` route registered first. Tenant isolation: a scoped key sees another tenant's item as *not found*, never as forbidden, so ids do not leak.
 """
@@ -160,14 +161,16 @@ def similar_items(request: Request, item_id: str, limit: int = 10, include_draft
 
 @router.get("/items/{item_id:path}", response_model=ItemOut, tags=["items"])
 def get_item(request: Request, item_id: str, include_drafts: Drafts = False, include_archived: Archived = False,
-             include_superseded: Superseded = False, who: Principal = Depends(requires("viewer"))) -> ItemOut:
+             include_superseded: Superseded = False,
+             who: Principal = Depends(requires("viewer", "preview"))) -> ItemOut:
     """One item. A draft, archived or superseded item reads as 404 unless its include flag is set, as in search."""
     return ItemOut.of(_get_visible(request, item_id, who, who.read_filter(
         include_drafts=include_drafts, include_archived=include_archived, include_superseded=include_superseded)))
 
 
 @router.delete("/items/{item_id:path}", status_code=204, tags=["items"])
-def delete_item(request: Request, item_id: str, who: Principal = Depends(requires("editor"))) -> None:
+def delete_item(request: Request, item_id: str,
+                who: Principal = Depends(requires("editor", "ingest"))) -> None:
     """Delete an item of the caller's tenant, in any status, and every trace of it (keyword index, vectors, graph)."""
     _get_visible(request, item_id, who, _any_status(who))
     state(request).engine.delete(item_id)
