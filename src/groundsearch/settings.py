@@ -250,6 +250,9 @@ class AssistantSettings(_Frozen):
 class ChatSettings(_Frozen):
     default_assistant: str = "default"
     keep_turns: int = Field(default=50, ge=1, le=10_000)  # stored per conversation; older turns are dropped
+    # Stored per owner (a key; the operators' shared scope; the MCP tool): starting one more drops the owner's
+    # least recently continued. Unbounded, one key starting conversations in a loop grew the store without end.
+    keep_conversations: int = Field(default=200, ge=1, le=100_000)
     prompt_turns: int = Field(default=2, ge=0, le=50)  # earlier turns the LLM sees
     sources: int = Field(default=6, ge=1, le=20)  # sources in a dossier
     max_tokens: int = Field(default=200, ge=16)

@@ -54,7 +54,8 @@ class Server:
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
 
 
-def open_engine(tmp: Path) -> Engine:
+def open_engine(tmp: Path, **chat: Any) -> Engine:
+    """The security engine on SQLite in ``tmp``, with ``chat`` settings over the defaults."""
     from groundsearch.models.factory import build_embedder
     from groundsearch.store.sqlite import SQLiteStore  # after the embedder import (see tests/api/live.py)
 
@@ -64,7 +65,7 @@ def open_engine(tmp: Path) -> Engine:
     api = settings.api.model_copy(update={"local_mode": False, "search_per_minute": 100_000,
                                           "preview_per_minute": 100_000, "ingest_per_minute": 100_000,
                                           "keys_per_minute": 100_000})
-    settings = settings.model_copy(update={"api": api})
+    settings = settings.model_copy(update={"api": api, "chat": settings.chat.model_copy(update=chat)})
     embedder = build_embedder(settings)
     return Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
 
@@ -82,10 +83,10 @@ def on_postgres(engine: Engine, dsn: str) -> Engine:
 
 
 @contextmanager
-def backend_server(request: pytest.FixtureRequest | None, tmp: Path) -> Iterator[Server]:
+def backend_server(request: pytest.FixtureRequest | None, tmp: Path, **chat: Any) -> Iterator[Server]:
     """The security server on the backend ``request.param`` names (``sqlite`` or ``postgres``; SQLite when
-    ``request`` is ``None``)."""
-    engine = open_engine(tmp)
+    ``request`` is ``None``), with ``chat`` settings over the defaults."""
+    engine = open_engine(tmp, **chat)
     if request is not None and request.param == "postgres":
         engine = on_postgres(engine, request.getfixturevalue("postgres_database")())
     keys = KeyStore(tmp / "keys.json")

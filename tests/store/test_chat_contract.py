@@ -131,3 +131,23 @@ def test_owners_are_counted_and_one_owner_is_deleted_whole(chat_backend) -> None
     assert store.turns("t1", "a", owner="k2")[0].user == "t1/k2/a"  # same id, other owner: untouched
     assert store.turns("t2", "a", owner="k1")[0].user == "t2/k1/a"  # same owner id, other tenant: untouched
     assert store.delete_owner("t1", "nobody") == 0
+
+
+def test_an_owner_keeps_its_newest_conversations_and_no_one_elses_go(chat_backend) -> None:
+    """``keep_conversations`` bounds one owner: the least recently updated go, turns and all, in the same
+    transaction as the turn that overflowed; the same ids under another owner or tenant are untouched."""
+    make, _ = chat_backend
+    store = make()
+    for tenant, owner in (("t1", "k2"), ("t2", "k1")):
+        store.append_turn(tenant, "c0", "default", {}, turn("bystander"), keep_turns=5, owner=owner)
+    for i in range(5):
+        store.append_turn("t1", f"c{i}", "default", {}, turn(f"q{i}"), keep_turns=5, owner="k1", keep_conversations=3)
+        if i == 2:  # continued: newest again
+            store.append_turn("t1", "c0", "default", {}, turn("back"), keep_turns=5, owner="k1", keep_conversations=3)
+    assert [cid for cid in ("c0", "c1", "c2", "c3", "c4") if store.load("t1", cid, owner="k1")] == ["c0", "c3", "c4"]
+    assert store.turns("t1", "c1", owner="k1") == [] and store.turns("t1", "c2", owner="k1") == []
+    assert [t.user for t in store.turns("t1", "c0", owner="k1")] == ["q0", "back"]
+    assert store.owners() == [("t1", "k1", 3), ("t1", "k2", 1), ("t2", "k1", 1)]  # no stray turn left
+    store.append_turn("t1", "c3", "default", {}, turn("again"), keep_turns=5, owner="k1", keep_conversations=3)
+    assert [t.user for t in store.turns("t1", "c3", owner="k1")] == ["q3", "again"]  # continuing drops nothing
+    assert store.load("t1", "c0", owner="k1") and store.load("t1", "c4", owner="k1")

@@ -347,7 +347,7 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
     turn = StoredTurn(seq=0, user=text, reply=final, assistant=name, dossier=dossier.as_dict(), audit=audit,
                       tools=tuple(out.tools))
     saved = store.append_turn(tenant, cid, next_assistant, new_state, turn, settings.chat.keep_turns,
-                              owner=owner)
+                              keep_conversations=settings.chat.keep_conversations, owner=owner)
     yield Event("reply", {"text": final, "mode": out.mode, "render": out.blocks, "assistant": name,
                           "tools": out.tools, "audit": audit})
     yield Event("complete", {"conversation_id": cid, "turn": new_state["turns"], "assistant": saved.assistant,

@@ -11,8 +11,9 @@ Semantics every backend honours:
   scope). A conversation is keyed by ``(tenant, owner, id)``: another tenant's or another key's conversation
   reads exactly like one that does not exist (``None`` / ``False``), and a turn sent with its id starts the
   caller's own conversation, so an id can never be probed, read or overwritten across keys.
-* ``append_turn`` is atomic: the conversation's state, the new turn and the trimming of turns beyond
-  ``keep_turns`` commit together or not at all.
+* ``append_turn`` is atomic: the conversation's state, the new turn, the trimming of turns beyond
+  ``keep_turns`` and of the owner's conversations beyond ``keep_conversations`` (its least recently continued,
+  with their turns) commit together or not at all. The bound is the owner's: no owner's turn drops another's.
 * ``delete`` removes every trace: the conversation row and all its turns (dossiers and audit traces live in them).
 * ``owners`` and ``delete_owner`` serve the operator's purge of conversations no key reaches any more
   (``assistant/purge.py``): they see every tenant and never a conversation's content.
@@ -26,8 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..scope import ALL_TENANTS_SCOPE  # conversations that searched every tenant are kept under it
+from ..settings import ChatSettings
 
-__all__ = ["ALL_TENANTS_SCOPE", "OWNERS_SQL", "Conversation", "ConversationStore", "StoredTurn", "turns_query"]
+__all__ = ["ALL_TENANTS_SCOPE", "KEEP_CONVERSATIONS", "OWNERS_SQL", "Conversation", "ConversationStore", "StoredTurn",
+           "overflow_query", "turns_query"]
+
+KEEP_CONVERSATIONS = ChatSettings().keep_conversations  # a bound even for a caller that passes none
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +69,11 @@ class ConversationStore(Protocol):
         ...
 
     def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
-                    turn: StoredTurn, keep_turns: int, *, owner: str = "") -> Conversation:
-        """Create the conversation if new, replace its state, add ``turn`` (its ``seq`` is assigned here),
-        and drop the oldest turns beyond ``keep_turns``, all in one transaction."""
+                    turn: StoredTurn, keep_turns: int, *, owner: str = "",
+                    keep_conversations: int = KEEP_CONVERSATIONS) -> Conversation:
+        """Create the conversation if new, replace its state, add ``turn`` (its ``seq`` is assigned here), drop
+        the oldest turns beyond ``keep_turns`` and this owner's least recently updated conversations beyond
+        ``keep_conversations`` (never this one), all in one transaction."""
         ...
 
     def delete(self, tenant: str, conversation_id: str, *, owner: str = "") -> bool:
@@ -89,6 +96,17 @@ OWNERS_SQL = ("SELECT tenant, owner, COUNT(DISTINCT id) FROM ("
               "SELECT tenant, owner, id FROM conversations UNION ALL "
               "SELECT tenant, owner, NULL FROM conversation_turns) AS held "
               "GROUP BY tenant, owner ORDER BY tenant, owner")
+
+
+def overflow_query(mark: str, tenant: str, owner: str, conversation_id: str,
+                   keep_conversations: int) -> tuple[str, tuple[Any, ...]]:
+    """``(sql, params)`` selecting the ids of ``owner``'s conversations past its newest ``keep_conversations``
+    (least recently updated first to go; ties by id), never ``conversation_id``, the one being written: both
+    backends delete what it selects. The primary key ``(tenant, owner, id)`` bounds the scan to the owner's rows."""
+    sql = ("SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY updated_at DESC, id DESC) AS newness "
+           f"FROM conversations WHERE tenant = {mark} AND owner = {mark} AND id <> {mark}) AS held "
+           f"WHERE newness >= {mark}")  # SQLite has no OFFSET without LIMIT, Postgres no negative LIMIT
+    return sql, (tenant, owner, conversation_id, max(1, int(keep_conversations)))
 
 
 def turns_query(mark: str, tenant: str, owner: str, conversation_id: str,

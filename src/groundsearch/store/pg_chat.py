@@ -13,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .chat_base import OWNERS_SQL, Conversation, StoredTurn, turns_query
+from .chat_base import KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query
 from .pg_connect import in_transaction, unavailable
 
 __all__ = ["PgConversationStore"]
@@ -59,8 +59,10 @@ class PgConversationStore:
                            tools=tuple(r[6]), created_at=r[7]) for r in reversed(rows)]
 
     def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
-                    turn: StoredTurn, keep_turns: int, *, owner: str = "") -> Conversation:
+                    turn: StoredTurn, keep_turns: int, *, owner: str = "",
+                    keep_conversations: int = KEEP_CONVERSATIONS) -> Conversation:
         key = (tenant, owner, conversation_id)
+        overflow, overflow_params = overflow_query("%s", tenant, owner, conversation_id, keep_conversations)
 
         def work(conn: psycopg.Connection) -> None:
             conn.execute(
@@ -80,6 +82,9 @@ class PgConversationStore:
                  Jsonb(_plain(turn.dossier)), Jsonb(_plain(turn.audit)), Jsonb(_plain(list(turn.tools)))))
             conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND owner = %s AND conversation_id = %s "
                          "AND seq <= %s", (*key, seq - max(1, keep_turns)))
+            # their turns go with them (ON DELETE CASCADE)
+            conn.execute(f"DELETE FROM conversations WHERE tenant = %s AND owner = %s AND id IN ({overflow})",
+                         (tenant, owner, *overflow_params))
 
         self._run(work)
         conversation = self.load(tenant, conversation_id, owner=owner)

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .chat_base import ALL_TENANTS_SCOPE, OWNERS_SQL, Conversation, StoredTurn, turns_query
+from .chat_base import (
+    ALL_TENANTS_SCOPE, KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query,
+)
 
 __all__ = ["SQLiteConversationStore", "CHAT_DDL"]
 
@@ -98,9 +100,11 @@ class SQLiteConversationStore:
                            created_at=dt.datetime.fromisoformat(r[7])) for r in reversed(rows)]
 
     def append_turn(self, tenant: str, conversation_id: str, assistant: str, state: Mapping[str, Any],
-                    turn: StoredTurn, keep_turns: int, *, owner: str = "") -> Conversation:
+                    turn: StoredTurn, keep_turns: int, *, owner: str = "",
+                    keep_conversations: int = KEEP_CONVERSATIONS) -> Conversation:
         now = _now().isoformat()
         key = (tenant, owner, conversation_id)
+        overflow, overflow_params = overflow_query("?", tenant, owner, conversation_id, keep_conversations)
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -122,6 +126,11 @@ class SQLiteConversationStore:
                     "DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND conversation_id = ? "
                     "AND seq <= ?",
                     (*key, seq - max(1, keep_turns)))
+                # no foreign key between the tables here: the dropped conversations' turns go first
+                self._conn.execute("DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND "
+                                   f"conversation_id IN ({overflow})", (tenant, owner, *overflow_params))
+                self._conn.execute(f"DELETE FROM conversations WHERE tenant = ? AND owner = ? AND id IN ({overflow})",
+                                   (tenant, owner, *overflow_params))
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
