@@ -54,8 +54,8 @@ REFINE_BARS_AT = 0.7
 
 
 def training_files() -> tuple[str, ...]:
-    """The format classifier's learning splits (heldout14 and heldout15 among them from session 11; the next blind
-    split, heldout16, kept for a final blind measurement, never)."""
+    """The format classifier's learning splits (heldout16 and heldout17 among them from session 12; the next blind
+    splits, heldout18 and heldout19, kept for a final blind measurement, never)."""
     return TRAINING_FILES
 
 
