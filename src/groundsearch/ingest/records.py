@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import string
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -24,7 +25,8 @@ from .documents import read_text
 from .draft import Draft, ingest_error
 from .entities import record_entities
 
-__all__ = ["MAX_CSV_COLUMNS", "MAX_JSON_DEPTH", "RECORD_SUFFIXES", "load_records", "record_draft", "render_value"]
+__all__ = ["LONE_SURROGATE", "MAX_CSV_COLUMNS", "MAX_JSON_DEPTH", "RECORD_SUFFIXES", "load_records", "lone_surrogate",
+           "record_draft", "render_value"]
 
 RECORD_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv")
 _SPECIAL = ("status", "superseded_by", "tenant")
@@ -34,6 +36,11 @@ MAX_CSV_COLUMNS = 1000
 # refused before anything walks it: Python's json raises RecursionError (not JSONDecodeError) past its own
 # guard, and every recursive walk after a parse that just succeeded (coercion, rendering, storage) can too.
 MAX_JSON_DEPTH = 32
+# Python's json decodes the escape "\ud800" (valid JSON syntax) to a lone surrogate, a str that no UTF-8 encoder
+# takes: the file parsed, then failed where its text is hashed or stored, as a 500.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = ("a JSON \\u escape names a lone UTF-16 surrogate (\\ud800-\\udfff), which is no character; "
+                  "write the character itself, or both halves of its surrogate pair")
 
 
 def render_value(value: FieldValue) -> str:
@@ -153,6 +160,22 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
+def lone_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in ``value`` (object keys too) holds a lone surrogate, walked without recursion."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def _parse(path: Path, text: str, line: int | None, limit: int) -> Any:
     """``json.loads`` for a records file: nesting past ``limit`` is the caller's input error, like bad JSON."""
     too_deep = f"JSON nested too deeply: a record may nest objects and arrays at most {MAX_JSON_DEPTH} levels"
@@ -162,6 +185,8 @@ def _parse(path: Path, text: str, line: int | None, limit: int) -> Any:
         raise ingest_error(path, too_deep, line=line) from None
     if _too_deep(data, limit):
         raise ingest_error(path, too_deep, line=line)
+    if lone_surrogate(data):
+        raise ingest_error(path, LONE_SURROGATE, line=line)
     return data
 
 

@@ -27,6 +27,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from ...errors import InvalidInput, NotFound
+from ...ingest.records import LONE_SURROGATE, lone_surrogate
 from ...types import Item, SearchFilter
 from .auth import Principal, marks_left
 from .deps import api_router, requires, state
@@ -133,6 +134,8 @@ async def ingest_records(request: Request, body: RecordsIn,
     budget and cancellation, answered here when it finishes. Ingested on the request's thread instead, they had
     none of those, and an editor posting from many connections ran that many ingests beside the worker
     (tests/security/test_records_bounds.py)."""
+    if any(lone_surrogate(r) for r in body.records):  # the job file below is UTF-8: it could not be written
+        raise InvalidInput(f"a record holds text that is no character: {LONE_SURROGATE}", details={"field": "records"})
     text = "\n".join(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in body.records) + "\n"
     data = text.encode("utf-8")
     name = f"records-{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
