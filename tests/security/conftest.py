@@ -131,9 +131,11 @@ class Gated(NamedTuple):
 
 
 @contextmanager
-def gated_server(tmp: Path, *, keyed: bool = False, hold_at: int = 2, **api: Any) -> Iterator[Gated]:
+def gated_server(tmp: Path, *, keyed: bool = False, hold_at: int = 2, background: bool = False,
+                 **api: Any) -> Iterator[Gated]:
     """A real server whose embedder holds batch ``hold_at`` (0: never), with API keys when ``keyed`` (local mode
-    otherwise) and ``api`` settings over the defaults; the embedder is released when the server stops."""
+    otherwise) and ``api`` settings over the defaults; the embedder is released when the server stops. With
+    ``background``, vectors are filled by the background embedder, as under ``groundsearch serve``."""
     from groundsearch.models.factory import build_embedder
     from groundsearch.store.sqlite import SQLiteStore  # after the embedder import (see tests/api/live.py)
 
@@ -144,6 +146,8 @@ def gated_server(tmp: Path, *, keyed: bool = False, hold_at: int = 2, **api: Any
     embedder = GatedEmbedder(build_embedder(settings), hold_at=hold_at)
     engine = Engine(settings, SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim), embedder)
     keys = KeyStore(tmp / "keys.json") if keyed else None
+    if background:
+        engine.start_background_embedding(interval=0.05)
     try:
         with engine, serve(create_app(engine, keys=keys)) as url:
             yield Gated(url, keys, embedder)

@@ -107,3 +107,33 @@ def test_a_chunk_that_breaks_the_model_costs_only_itself(backend: Backend) -> No
     assert report.embedded == 5 and report.remaining == 1
     assert len(report.failed) == 1 and "non-finite" in report.failed[0][1]
     assert len(store.item_vectors("d1")) == 1  # its second chunk was fine
+
+
+def test_pending_chunks_are_listed_per_tenant_and_embedded_in_turns(backend: Backend) -> None:
+    """``pending_vectors(tenant=)`` and ``pending_vector_tenants`` on every backend (tenant names with the
+    Postgres codec's escape and NUL among them), and ``embed_pending`` giving each tenant waiting a window in
+    turn: a tenant with one chunk waiting behind another's backlog is embedded after one window, not all."""
+    store = backend.make()
+    odd = "x\\y\x00z"
+    store.upsert([write(f"big{i}", f"backlog {i}", embed=False, tenant="big") for i in range(9)])
+    store.upsert([write("small", "one note", embed=False, tenant="small"),
+                  write("odd", "odd tenant", embed=False, tenant=odd)])
+    assert store.pending_vector_tenants() == sorted(["big", "small", odd])
+    everything = store.pending_vectors(0, 100)
+    big = store.pending_vectors(0, 100, tenant="big")
+    assert len(big) == 9 and big == everything[:9] and store.pending_vectors(big[3], 2, tenant="big") == big[4:6]
+    assert len(store.pending_vectors(0, 100, tenant=odd)) == 1 and store.pending_vectors(0, 9, tenant="nobody") == []
+    assert store.pending_vector_tenants(after=everything[-1]) == []
+    order: list[str] = []
+
+    class Recording:
+        dim, model_id = EMB.dim, EMB.model_id
+
+        def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            order.extend(texts)
+            return EMB.embed_passages(texts)
+
+    report = embed_pending(store, Recording(), KINDS, window=3)  # type: ignore[arg-type]
+    assert report.embedded == 11 and store.pending_vector_tenants() == []
+    chunks = [t for t in order if "backlog" in t or "note" in t or "odd tenant" in t]  # not the sentence pass
+    assert [i for i, t in enumerate(chunks) if "note" in t or "odd tenant" in t] == [3, 4], chunks

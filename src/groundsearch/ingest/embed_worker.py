@@ -23,10 +23,11 @@ only get faster with the sentences.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,17 +77,13 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     started = time.perf_counter()
     skip = set() if skip is None else skip
     failed: list[tuple[int, str]] = []
-    embedded, after = 0, 0
+    embedded = 0
     pending = store.count_pending_vectors()
     # A store other processes embed into too (Postgres behind several workers) hands out claims, so each
     # chunk is embedded by one of them; the chunks another embedder holds are its work, not a failure here.
     claims = _LazyClaims(store) if hasattr(store, "vector_claims") else None
     try:
-        while not stop():
-            keys = store.pending_vectors(after, window)
-            if not keys:
-                break
-            after = keys[-1]
+        for keys in _turns(store, window, stop) if pending else ():
             keys = [k for k in keys if k not in skip]
             if claims is not None:
                 keys = claims.acquire(keys)
@@ -108,6 +105,31 @@ def embed_pending(store: Store, embedder: Embedder, kinds: Mapping[str, str], *,
     return EmbedReport(embedded=embedded, remaining=store.count_pending_vectors(), failed=tuple(failed),
                        seconds=time.perf_counter() - started, sentence_chunks=sentence_chunks,
                        sentences_after=sentences_after)
+
+
+def _turns(store: Store, window: int, stop: Callable[[], bool]) -> Iterator[list[int]]:
+    """The pending chunks' keys, a window at a time, taking turns between tenants: the next window is the
+    tenant's with chunks waiting whose last turn is longest ago (never, for one that just uploaded), its lowest
+    keys first — the ingest queue's rule (``interfaces/api/routes_jobs.py``). In plain key order one tenant's
+    backlog held back every other tenant's vectors (tests/security/test_embed_turns.py). Each tenant keeps a
+    cursor, so a key yielded once (embedded, failed or claimed by another worker) is not yielded again."""
+    first = store.pending_vectors(0, 1)
+    if not first:
+        return
+    floor = first[0] - 1  # nothing below the lowest pending key is waiting: every query starts above it
+    cursors: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for turn in itertools.count():
+        if stop():
+            return
+        for tenant in sorted(store.pending_vector_tenants(floor), key=lambda t: (last.get(t, -1), t)):
+            keys = store.pending_vectors(cursors.get(tenant, floor), window, tenant=tenant)
+            if keys:
+                break
+        else:
+            return  # what still waits is below its tenant's cursor: failed, or another worker's claim
+        cursors[tenant], last[tenant] = keys[-1], turn
+        yield keys
 
 
 def embed_sentences(store: Store, embedder: Embedder, *, window: int = WINDOW,

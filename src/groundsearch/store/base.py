@@ -89,8 +89,13 @@ class Store(Protocol):
     def count_chunks(self) -> int: ...
 
     # ---- vectors filled in after the text (ingest is keyword-searchable before it is embedded) -----------
-    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
-        """Keys of chunks stored without a vector, greater than ``after``, ascending (a resumable cursor)."""
+    def pending_vectors(self, after: int = 0, limit: int = 1000, *, tenant: str | None = None) -> list[int]:
+        """Keys of chunks stored without a vector, greater than ``after``, ascending (a resumable cursor);
+        ``tenant``: only those of that tenant's items (the background embedder takes turns between tenants)."""
+        ...
+
+    def pending_vector_tenants(self, after: int = 0) -> list[str]:
+        """The tenants owning a chunk stored without a vector, with a key greater than ``after``, sorted."""
         ...
 
     def count_pending_vectors(self, filter: SearchFilter | None = None) -> int:

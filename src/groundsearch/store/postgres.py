@@ -249,12 +249,19 @@ class PostgresStore:
         return int(self._fetch("SELECT count(*) FROM chunks", {})[0][0])
 
     # ---- vectors filled in after the text ------------------------------------------------------------
-    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+    def pending_vectors(self, after: int = 0, limit: int = 1000, *, tenant: str | None = None) -> list[int]:
+        # chunks.scope_tenant is the item's (encoded) tenant, kept with the chunk for the keyword scopes
         rows = self._fetch(
-            "SELECT c.pk FROM chunks c WHERE c.pk > %(a)s AND NOT EXISTS "
-            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk) ORDER BY c.pk LIMIT %(n)s",
-            {"a": int(after), "n": int(limit)})
+            "SELECT c.pk FROM chunks c WHERE c.pk > %(a)s AND (%(t)s::text IS NULL OR c.scope_tenant = %(t)s::text) "
+            "AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk) ORDER BY c.pk LIMIT %(n)s",
+            {"a": int(after), "n": int(limit), "t": None if tenant is None else enc(tenant)})
         return [int(r[0]) for r in rows]
+
+    def pending_vector_tenants(self, after: int = 0) -> list[str]:
+        rows = self._fetch(
+            "SELECT DISTINCT c.scope_tenant FROM chunks c WHERE c.pk > %(a)s AND NOT EXISTS "
+            "(SELECT 1 FROM chunk_vectors v WHERE v.chunk_pk = c.pk)", {"a": int(after)})
+        return sorted(dec(r[0]) for r in rows)
 
     def vector_claims(self) -> VectorClaims:
         """For an embedder sharing this database with others: claim pending chunks before embedding them."""

@@ -173,12 +173,23 @@ class SQLiteStore:
             self._sync()
         return removed
 
-    def pending_vectors(self, after: int = 0, limit: int = 1000) -> list[int]:
+    def pending_vectors(self, after: int = 0, limit: int = 1000, *, tenant: str | None = None) -> list[int]:
         """Keys of chunks stored without a vector, above ``after``, ascending (a resumable cursor)."""
         with self._lock:
             self._refresh()
-            return [k for (k,) in self._conn.execute(
-                "SELECT key FROM chunks WHERE vector IS NULL AND key > ? ORDER BY key LIMIT ?", (after, limit))]
+            if tenant is None:
+                return [k for (k,) in self._conn.execute(
+                    "SELECT key FROM chunks WHERE vector IS NULL AND key > ? ORDER BY key LIMIT ?", (after, limit))]
+            return [k for (k,) in self._conn.execute(  # the chunks_pending partial index: waiting chunks only
+                "SELECT c.key FROM chunks c JOIN items i ON i.rowid = c.item_rowid WHERE c.vector IS NULL "
+                "AND c.key > ? AND i.tenant = ? ORDER BY c.key LIMIT ?", (after, tenant, limit))]
+
+    def pending_vector_tenants(self, after: int = 0) -> list[str]:
+        with self._lock:
+            self._refresh()
+            return [t for (t,) in self._conn.execute(
+                "SELECT DISTINCT i.tenant FROM chunks c JOIN items i ON i.rowid = c.item_rowid "
+                "WHERE c.vector IS NULL AND c.key > ? ORDER BY 1", (after,))]
 
     def vector_claims(self) -> FileClaims:
         """For an embedder sharing this data directory with others (``serve`` beside ``embed``): claim
