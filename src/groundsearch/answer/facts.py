@@ -93,15 +93,19 @@ class Facts:
                 for f in spec.fields if f.type in types]
 
 
-def groups(hits: Iterable[EvidenceHit], key: Callable[[EvidenceHit], str | None], *, ordered: bool = False,
-           limit: int = MAX_GROUPS) -> list[tuple[str, list[str]]]:
+def groups(hits: Iterable[EvidenceHit], key: Callable[[EvidenceHit], str | Iterable[str] | None], *,
+           ordered: bool = False, limit: int = MAX_GROUPS) -> list[tuple[str, list[str]]]:
     """``(value, evidence ids)``: largest first (or in value order when ``ordered``), ties by value; past
-    ``limit`` the rest are merged into one ``other`` group so no result silently disappears."""
+    ``limit`` the rest are merged into one ``other`` group so no result silently disappears.
+
+    ``key`` gives a hit one value, or several (a list field: a paper's authors), each counted once for that
+    hit: a paper with three authors is in three groups, and one author written twice is still one paper."""
     by: dict[str, list[str]] = {}
     for hit in hits:
         value = key(hit)
-        if value is not None:
-            by.setdefault(value, []).append(hit.id)
+        for v in (value,) if value is None or isinstance(value, str) else dict.fromkeys(value):
+            if v is not None:
+                by.setdefault(v, []).append(hit.id)
     ranked = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     if len(ranked) > limit:
         rest = [i for _, ids in ranked[limit - 1:] for i in ids]

@@ -21,7 +21,7 @@ from typing import Any
 from ..query.gate import grounded_field_aggregate
 from ..types import CollectionSpec, EvidenceHit, Prose, Sentence
 from .charts import headline
-from .facts import unique_items
+from .facts import groups, unique_items
 
 __all__ = ["SHORT_WORDS", "count_words", "counted_answer", "short_paragraph"]
 
@@ -58,9 +58,7 @@ def _recurring(rows: Sequence[EvidenceHit], spec: CollectionSpec | None) -> tupl
         counts: Counter[str] = Counter()
         holders: dict[str, list[str]] = {}
         for h in rows:
-            raw = h.item.fields.get(name)
-            values = raw if isinstance(raw, tuple) else (raw,) if raw is not None else ()
-            for v in dict.fromkeys(str(v) for v in values if str(v).strip()):
+            for v in dict.fromkeys(_field_values(h, name)):
                 counts[v] += 1
                 holders.setdefault(v, []).append(h.id)
         if counts:
@@ -126,16 +124,11 @@ def short_paragraph(results: Sequence[Any], hits: Sequence[EvidenceHit],
     return Prose(sentences=tuple(kept), mode="extractive")
 
 
-def _tally(rows: Sequence[EvidenceHit], field: str) -> list[tuple[str, list[str]]]:
-    """``(value, ids)`` of a stored field over ``rows``, most frequent first, ties by value; a list field counts
-    each of its values once per row (a paper with three authors counts for each)."""
-    holders: dict[str, list[str]] = {}
-    for h in rows:
-        raw = h.item.fields.get(field)
-        values = raw if isinstance(raw, tuple) else (raw,) if raw is not None else ()
-        for v in dict.fromkeys(str(v) for v in values if str(v).strip()):
-            holders.setdefault(v, []).append(h.id)
-    return sorted(holders.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+def _field_values(hit: EvidenceHit, field: str) -> list[str]:
+    """The non-blank values of a stored field as text: a list field's each, a scalar's one."""
+    raw = hit.item.fields.get(field)
+    values = raw if isinstance(raw, tuple) else (raw,) if raw is not None else ()
+    return [str(v) for v in values if str(v).strip()]
 
 
 def counted_answer(query: str, hits: Sequence[EvidenceHit], specs: Mapping[str, CollectionSpec]) -> Prose | None:
@@ -152,7 +145,8 @@ def counted_answer(query: str, hits: Sequence[EvidenceHit], specs: Mapping[str, 
         return None
     collection, field = grounded
     rows = [h for h in unique_items(hits) if h.item.collection == collection]
-    tally = _tally(rows, field)
+    # every value is named or counted in the sentence, so none is merged into an "other" group
+    tally = groups(rows, lambda h: _field_values(h, field), limit=10**6)
     if not tally:
         return None
     name = field.replace("_", " ")
