@@ -6,6 +6,7 @@ The hash embedder keeps ingest fast: these tests check who may see and change wh
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -52,6 +53,17 @@ class Server:
     def client(self, key: str | None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """End a ``groundsearch serve`` subprocess: asked first, so it closes its store; killed if it hangs, and reaped
+    either way so no server outlives the test holding its port or data directory."""
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 def open_engine(tmp: Path, **chat: Any) -> Engine:

@@ -26,6 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .conftest import stop
+
 ENTRY = str(Path(sys.executable).with_name("groundsearch"))
 EXACT_MAX = 10  # far below the corpus: the vector leg goes through the HNSW graph
 QUERIES = ("kelp lagoon marble", "alpha bravo charlie delta")
@@ -213,12 +215,7 @@ def server(kb: Path) -> Iterator[str]:
         yield match.group(0)
         assert proc.poll() is None, f"the server died (exit {proc.returncode}): {proc.stderr.read()[-3000:]}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        stop(proc)
 
 
 def sse_events(client: httpx.Client, query: str) -> list[tuple[str, dict]]:

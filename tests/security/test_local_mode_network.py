@@ -24,6 +24,8 @@ import pytest
 
 import groundsearch
 
+from .conftest import stop
+
 ENTRY = str(Path(sys.executable).with_name("groundsearch"))
 CONFIG = 'data_dir = "data"\nembedder = "hash"\n\n[collections.docs]\nkind = "documents"\n'
 
@@ -53,11 +55,7 @@ def serve(tmp: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def _url(proc: subprocess.Popen[str], address: str) -> str:
