@@ -32,6 +32,7 @@ from .streaming import JSON_OPENERS
 from .streaming import paragraphs as split_paragraphs
 from .streaming import stream_reply
 from .tools import RENDER_TOOLS, accept_discovery, handoff_decision, turn_tools
+from .withdrawn import redact_turns
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -241,6 +242,8 @@ def _turn(engine: Engine, text: str, *, conversation_id: str | None, tenant: str
                            details={"field": "assistant"})
     current = assistants[name]
     prior = store.turns(tenant, cid, limit=settings.chat.prompt_turns, owner=owner) if conversation else []
+    # the model reads what this turn's retrieval could: published items only, whatever the caller's role
+    prior = redact_turns(engine.store, prior, tenant=search_tenant, drafts=False)
 
     dossier = yield from dossier_stream(engine, current, text, state, tenant=search_tenant,
                                         sources_max=settings.chat.sources)
@@ -376,12 +379,17 @@ def fold_chat(events: Iterable[Event]) -> dict[str, Any]:
     return out
 
 
-def history(engine: Engine, conversation_id: str, *, tenant: str, owner: str = "") -> dict[str, Any]:
-    """``GET /api/chat/{id}``: the stored conversation, or ``NotFound`` (also for another tenant's or key's id)."""
+def history(engine: Engine, conversation_id: str, *, tenant: str, owner: str = "",
+            drafts: bool = False) -> dict[str, Any]:
+    """``GET /api/chat/{id}``: the stored conversation, or ``NotFound`` (also for another tenant's or key's id).
+
+    What its turns quoted of items the caller may no longer read — deleted ones, and drafts unless ``drafts``
+    (the caller may read drafts) — is redacted (assistant/withdrawn.py)."""
     conversation = engine.conversations.load(tenant, _conversation_id(conversation_id), owner=owner)
     if conversation is None:
         raise NotFound(f"no conversation with id {conversation_id!r}", details={"id": conversation_id})
-    turns = engine.conversations.turns(tenant, conversation.id, owner=owner)
+    turns = redact_turns(engine.store, engine.conversations.turns(tenant, conversation.id, owner=owner),
+                         tenant=None if tenant == ALL_TENANTS_SCOPE else tenant, drafts=drafts)
     return {"conversation_id": conversation.id, "assistant": conversation.assistant, "state": dict(conversation.state),
             "created_at": conversation.created_at, "updated_at": conversation.updated_at,
             "turns": [{"seq": t.seq, "user": t.user, "reply": t.reply, "assistant": t.assistant,
