@@ -208,7 +208,7 @@ class IntentCascade:
             decision, notes = self.format_step.decide(own, rules.directive, llm_intent)
             if decision.tier != "rules":
                 latency["format"] = (time.perf_counter() - t) * 1000
-            t, asked = time.perf_counter(), self.kind_step.asked(decision)
+            t, asked = time.perf_counter(), self.kind_step.asked(decision, own)
             decision, kind_notes = self.kind_step.refine(own, decision)
             if asked:
                 latency["kind"] = (time.perf_counter() - t) * 1000

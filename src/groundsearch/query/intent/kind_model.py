@@ -34,11 +34,13 @@ import numpy as np
 from ...errors import ConfigError, EmbeddingFailed
 from ...models.base import Embedder
 from ...types import ChartSubtype
+from . import kinds
+from .directives import fold, read_directive
 from .format_model import TRAINING_FILES, _softmax, blind_requests, fit_softmax, standardiser
 from .format_step import FormatDecision, LazyModel
 
 __all__ = ["BAR_SHAPED", "REFINE_BARS_AT", "KindClassifier", "KindStep", "OneVectorMemo", "fit", "settled",
-           "training_files", "training_rows", "training_sha256"]
+           "refused_kinds", "standing", "training_files", "training_rows", "training_sha256"]
 
 _PKG = "groundsearch.query.intent"
 # Kinds drawn as bars: what a request that names plain bars may still turn out to want.
@@ -174,6 +176,45 @@ def settled(lexicon_kind: str, allowed: Sequence[str], kind: str, p: float) -> s
     return kind
 
 
+def standing(query: str, decision: FormatDecision) -> ChartSubtype | None:
+    """The kind the rules settle before the classifier is asked, or None.
+
+    Bars (named, or the house convention's) or the house's ranked bar, in a request that orders its categories by
+    a count ("rank them visually", "biggest first", "a horizontal bar chart ranking X by Y"): the ranked bar. The
+    classifier read these as plain bars, and as lines where the ranking was of a year's releases (heldout16/17
+    misses); it is no better than its neighbours at telling an ordering from a count. Where no kind is named: a
+    chart asked for "as a line" is a line, and the house's bars of what part of a whole each category is a pie."""
+    if decision.format != "chart" or decision.tier == "llm":
+        return None
+    folded = fold(query)
+    if decision.chart_requested is None and kinds.as_line(folded):
+        return "line"  # "show it as a line over time instead": the line is named without a chart word
+    if decision.chart_subtype not in ("bar", "ranked-bar"):
+        return None
+    if decision.chart_subtype == "ranked-bar" and decision.chart_requested is not None:
+        return None  # a ranked bar named or described stands by :func:`among` already
+    if kinds.ranks(folded):
+        return "ranked-bar"
+    if decision.chart_requested is None and kinds.shares(folded):
+        return "pie"  # "what fraction of releases each registry accounts for": the part of a whole each is
+    return None
+
+
+def refused_kinds(query: str) -> frozenset[str]:
+    """The chart kinds the request turns down ("forget the bar chart from before; … over time instead", "no pie,
+    a chart of …"): the classifier never answers one, though the refused name is the nearest thing in the request
+    to a kind (heldout17 read its line over time as the bar it refused)."""
+    return frozenset(t.kind.split(":", 1)[1] for t in read_directive(query).terms
+                     if t.frame == "refused" and t.kind.startswith("chart:"))
+
+
+def choices(allowed: Sequence[str], kinds: Sequence[str], refused: frozenset[str]) -> tuple[str, ...]:
+    """What the classifier chooses among: ``allowed`` (every kind when empty) less the refused kinds."""
+    pool = tuple(allowed) or tuple(kinds)
+    kept = tuple(k for k in pool if k not in refused)
+    return kept if kept and refused else tuple(allowed)
+
+
 def among(decision: FormatDecision) -> tuple[str, ...] | None:
     """Which kinds the classifier may choose among for a chart decision, or None when the lexicon's kind stands."""
     if decision.format != "chart" or decision.tier == "llm":
@@ -191,12 +232,18 @@ class KindStep:
     def __init__(self, classifier: Callable[[], KindClassifier] | None) -> None:
         self._lazy: LazyModel[KindClassifier] = LazyModel(classifier, "chart-kind classifier")
 
-    def asked(self, decision: FormatDecision) -> bool:
+    def asked(self, decision: FormatDecision, query: str = "") -> bool:
         """Whether :meth:`refine` consults the classifier for this decision."""
-        return self._lazy.factory is not None and among(decision) is not None
+        return self._lazy.factory is not None and among(decision) is not None and standing(query, decision) is None
 
     def refine(self, query: str, decision: FormatDecision) -> tuple[FormatDecision, list[str]]:
-        """The decision with the classifier's kind where the lexicon named none (or only plain bars)."""
+        """The decision with the classifier's kind where the lexicon named none (or only plain bars) and no rule
+        of :func:`standing` settled it."""
+        ruled = standing(query, decision)
+        if ruled is not None:
+            return (decision if ruled == decision.chart_subtype else
+                    FormatDecision(decision.format, ruled, decision.chart_requested, decision.tier,
+                                   decision.confidence)), []
         allowed = among(decision)
         if allowed is None or self._lazy.factory is None:
             return decision, []  # no factory: built without a classifier, the lexicon's kind stands
@@ -205,7 +252,7 @@ class KindStep:
             return decision, [f"chart-kind classifier unavailable ({self._lazy.failed or 'not configured'}); "
                               "the lexicon's house convention used"]
         try:
-            kind, p = model.predict(query, allowed)
+            kind, p = model.predict(query, choices(allowed, model.kinds, refused_kinds(query)))
         except EmbeddingFailed as exc:
             return decision, [f"chart-kind classifier failed ({exc.message}); the lexicon's house convention used"]
         kind = settled(str(decision.chart_subtype), allowed, kind, p)  # type: ignore[assignment]

@@ -16,7 +16,8 @@ from functools import lru_cache
 from ...types import ChartSubtype
 from . import looks
 
-__all__ = ["as_asked", "described", "katakana_kinds", "named", "open_compound", "open_kind_start"]
+__all__ = ["as_asked", "as_line", "described", "katakana_kinds", "named", "open_compound", "open_kind_start", "ranks",
+           "shares"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
@@ -212,3 +213,81 @@ def katakana_kinds(folded: str, known: Collection[str]) -> list[tuple[int, int]]
             continue
         out.append(m.span())
     return out
+
+
+# A request that puts its categories in order asks for the ranked bar, with or without "top N": "rank them",
+# "ranking the frameworks by releases", "most to least", "biggest first", "in order of", "leaderboard", in the nine
+# languages. Stronger than the house convention's cues ("the most cited", "the biggest venues"), which a ranking
+# may or may not follow, so a kind the lexicon reads from these words stands against the classifier.
+_RANKS = re.compile(
+    r"\b(?:rank(?:s|ed|ing)? (?:them|the|these|those|all|each|every|it|by|(?:[\w']+ ){1,3}(?:by|from|according))|"
+    r"(?:rank|ranked|ranking|ranks)(?= *(?:$|[,.;:!?)\u2014\u2013]| (?:visually|please|for me|in a|as a|on a)\b))|"
+    r"(?:a|the) ranking of|leaderboard|league table|pecking order|"
+    r"(?:most|highest|biggest|largest|longest|more) (?:to|down to) (?:least|fewest|lowest|smallest|shortest|less)|"
+    r"(?:biggest|largest|highest|most|longest|top) (?:ones? )?first|"
+    r"(?:from|by) (?:the )?(?:biggest|largest|highest|most) (?:to|down to)|"
+    r"in (?:descending )?order(?: of (?:size|count|number|releases|papers|how many|volume|popularity|activity))?"
+    r"(?= *(?:$|[,.;:!?)\u2014\u2013]| of\b| by\b| from\b| please\b))|"
+    r"(?:sorted|ordered|sort(?: them)?|order(?: them)?) (?:by (?:how many|count|number|size|volume|total)|"
+    r"(?:from )?(?:most|biggest|largest|highest)|descending)|descending|"
+    # Spanish, Portuguese
+    r"de mayor a menor|del (?:mas|que mas) (?:al|a) (?:menos|que menos)|ordena\w* de mayor|clasificacion|"
+    r"en orden descendente|(?:haz|hazme) un ranking|do maior (?:para|ao) o menor|em ordem decrescente|"
+    r"ranqueie\w*|classificacao|"
+    # French
+    r"du plus (?:grand|gros|eleve|long) au plus (?:petit|faible|bas|court)|par ordre decroissant|"
+    r"class(?:e|ez|er|es)(?: les)?(?: [\w']+){0,3} (?:par|selon)|classement|palmares|"
+    # German
+    r"vom (?:grossten|großten|hochsten|meisten) zum (?:kleinsten|niedrigsten|wenigsten)|absteigend\w*|"
+    r"rangliste|rangfolge|sortiert nach|der grosse nach|der große nach|"
+    # Italian
+    r"dal (?:piu grande|maggiore|piu alto) al (?:piu piccolo|minore|piu basso)|in ordine decrescente|"
+    r"classifica\w*|graduatoria|"
+    # Dutch
+    r"van (?:groot|hoog|veel) naar (?:klein|laag|weinig)|aflopend|ranglijst|rangschik\w*|gerangschikt)\b|"
+    r"排名|排行|从高到低|从多到少|从大到小|降序|ランキング|順位|多い順|大きい順|高い順|降順")
+# ... and words that hold "rank" without ranking anything: the people of an organisation, research topics.
+_NOT_RANKS = re.compile(r"\b(?:rank and file|learning to rank|low rank|reciprocal rank|rank fusion|re ?rank\w*|"
+                        r"rank \d|rank one|full rank)\b")
+# A ranking drawn along a time axis is a line of ranks ("how the ranking changed month by month").
+_TIME_AXIS = re.compile(
+    r"\b(?:over time|per (?:month|week|quarter|day|year)|each (?:month|week|quarter|year)|every (?:month|week|year)|"
+    r"monthly|weekly|quarterly|yearly|by (?:month|week|quarter|year)|month by month|year by year|year over year|"
+    r"changed?|changes|evolv\w*|evolution|trend\w*|over the (?:years|months|weeks)|por mes|por ano|par mois|par an|"
+    r"pro (?:monat|jahr)|per (?:maand|jaar|mese|anno)|nel tempo|au fil du temps|ao longo do tempo|im zeitverlauf)\b|"
+    r"每月|随时间|月ごと|推移")
+
+
+def ranks(folded: str) -> bool:
+    """The request (folded) orders its categories by how many each has, and along no time axis: the ranked bar.
+    A chart of ranks over time is a line; "rank and file" or "learning to rank" rank nothing."""
+    text = _NOT_RANKS.sub(" ", folded)
+    return bool(_RANKS.search(text)) and not _TIME_AXIS.search(text)
+
+
+# A chart asked for "as a line" names the line chart without the word chart: "show it as a line over time instead".
+_AS_LINE = re.compile(
+    r"\b(?:as|with|in the form of) (?:a |one |single |simple |smooth )*(?:line|lines|curve|curves)\b"
+    r"(?! (?:items?|by line|breaks?|of (?:text|code|prose))\b)|\blines? (?:over|across|through) time\b|"
+    r"\b(?:como|come) (?:una |uma )?(?:linea|linha|curva)\b|\bals (?:eine |een )?(?:linie|kurve|lijn|curve)\b|"
+    r"\b(?:sous forme de|en) (?:une )?courbe\b")
+
+
+def as_line(folded: str) -> bool:
+    """The request asks for its chart drawn as a line ("as a line over time", "como una línea")."""
+    return bool(_AS_LINE.search(folded))
+
+
+# The part each category is of a whole: a pie, where nothing else names the kind ("what fraction of releases each
+# registry accounts for"). Read only where no time axis is, since a share per month is a stacked or area chart.
+_SHARES = re.compile(
+    r"\b(?:what (?:fraction|share|percentage|proportion|part)|(?:fraction|fractions|percentage|percentages|"
+    r"proportion|proportions|share|shares) of (?:the )?(?:total|whole|all)|"
+    r"(?:que|qual) (?:fraccion|porcentaje|proporcion|parte|porcentagem|fracao)|"
+    r"quelle (?:part|proportion|fraction)|part (?:de|du) (?:chaque|total)|welche[nr]? anteil|anteil (?:an|am|jede)|"
+    r"quale (?:quota|percentuale|frazione|parte)|welk (?:aandeel|deel|percentage))\b|占比|所占|比例|割合|シェア")
+
+
+def shares(folded: str) -> bool:
+    """The request asks what part of a whole each category is, along no time axis."""
+    return bool(_SHARES.search(folded)) and not _TIME_AXIS.search(folded)

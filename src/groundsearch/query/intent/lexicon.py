@@ -101,7 +101,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "折线图", "趋势图", "线图", "折れ線グラフ", "折れ線", "📈", "📉",
     ),
     "chart:area": (
-        "area chart", "area graph", "area plot", "grafico de area", "grafico de areas", "graphique en aires",
+        "area chart", "area graph", "area plot", "stacked area", "stacked areas",  # "stacked" alone is a stacked bar
+        "grafico de area", "grafico de areas", "graphique en aires",
         "flachendiagramm", "grafico ad area", "vlakdiagram", "面积图", "面グラフ", "エリアチャート",
     ),
     "chart:pie": (

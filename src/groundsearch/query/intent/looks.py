@@ -195,6 +195,9 @@ _CUT_IN_PARTS = (r"(?:cut|sliced|divided|split) (?:up )?(?:in|into) (?:parts|sli
                  r"rebanad\w*", r"trozos\b", r"cortad\w*", r"partid\w*", r"stucke\w*", r"geschnitten\b",
                  r"aufgeteilt\b", r"fette\b", r"spicchi\b", r"tagliat\w*", r"fatias\b", r"pedacos\b", r"punten\b",
                  r"stukken\b", r"gesneden\b", "切成", "切开", "切り分け", "等分")
+# One circle cut into slices is a pie ("the shares as slices of one circle"), though "proportion" there would
+# also size a bubble: the circle is cut, not sized.
+_ONE_CIRCLE = (r"circles?\b", r"circulos?\b", r"cercles?\b", r"kreis\w*", r"cerchi[oa]?\b", r"cirkels?\b", "圆", "円")
 # A round chart is a pie where the language names it so ("biểu đồ tròn", "koláčový graf", a "circle chart").
 _ROUND_CHART = (r"(?:round|circle|circular) (?:chart|graph|diagram)s?\b", r"biểu đồ tron\b", r"kolacov\w*",
                 r"kruhov\w* (?:graf|diagram)\w*", r"tartdiagram\w*", r"cirkeldiagram\w*")
@@ -241,6 +244,7 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("gantt", True, (BARS, _STARTED, _ENDED, _EACH)),
     ("gantt", True, (BARS, _TIME_AXIS, _HORIZONTAL)),
     ("gantt", True, (BARS, _DURATION)),
+    ("pie", False, (_ONE_CIRCLE, _CUT_IN_PARTS)),  # before the sized circles of a bubble chart
     ("venn", False, (_CIRCLES, _OVERLAP)),
     ("bubble", False, (_CIRCLES, _SIZED)),
     ("treemap", False, (_TILES, _SIZED)),
