@@ -125,3 +125,20 @@ def test_one_circle_cut_into_slices_is_a_pie_and_a_stacked_area_an_area_chart(qu
 def test_kind_names_of_languages_the_lexicon_has_no_grammar_for(query, kind):
     d = read_directive(query)
     assert (d.format, d.chart_subtype) == ("chart", kind)
+
+
+def test_the_kind_examples_are_charts_of_named_kinds_written_apart_from_every_split():
+    import json
+    from importlib import resources
+    from typing import get_args
+
+    from groundsearch.query.intent.kind_model import EXAMPLES, training_files
+    from groundsearch.types import ChartSubtype
+
+    rows = [json.loads(line) for line in
+            (resources.files("groundsearch.query.intent") / EXAMPLES).read_text("utf-8").splitlines() if line.strip()]
+    assert rows and all(r["format"] == "chart" and r["chart_subtype"] in get_args(ChartSubtype) for r in rows)
+    data = resources.files("groundsearch.evaluation") / "data"
+    split_requests = {json.loads(line)["query"].casefold() for name in training_files()
+                      for line in (data / name).read_text("utf-8").splitlines() if line.strip()}
+    assert not split_requests & {r["query"].casefold() for r in rows}

@@ -35,7 +35,7 @@ from ..query.intent.directives import kind_from_text, read_directive
 from ..query.intent.format_step import FormatDecision
 from .format_training import _vectors
 from ..query.intent.kind_model import (
-    among, choices, choose, fit, refused_kinds, settled, standing, training_files, training_rows, training_sha256,
+    EXAMPLES, among, choices, choose, fit, refused_kinds, settled, standing, training_files, training_rows, training_sha256,
 )
 
 __all__ = ["blind_reads", "chart_splits", "loso", "record_blind_kind", "today"]
@@ -60,7 +60,9 @@ def blind_reads() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def _prototypes() -> list[dict[str, Any]]:
-    rows = _jsonl((resources.files("groundsearch.query.intent") / "prototypes.jsonl").read_text("utf-8"))
+    """The prototypes' chart rows and the kind examples: in every fold's training, as in the shipped fit."""
+    here = resources.files("groundsearch.query.intent")
+    rows = [r for n in ("prototypes.jsonl", EXAMPLES) for r in _jsonl((here / n).read_text("utf-8"))]
     return [r for r in rows if r["format"] == "chart"]
 
 
