@@ -81,7 +81,8 @@ _DIRECTIVE_VERBS = frozenset(
 FUZZY_MEMO = 10_000  # distinct words (and word pairs) whose typo reading one memo keeps (~1 MB)
 # Four-letter typos are read only against these: shorter words have too many real neighbours ("lots", "cart").
 _CORE_WORDS = frozenset({"table", "chart", "graph", "tabla", "tabel"})
-_PARAPHRASE_VERBS = frozenset("show give put lay draw map organise organize arrange list muestrame mostrame dame "
+_PARAPHRASE_VERBS = frozenset("show give put lay line set rank redo draw map organise organize arrange list make "
+                               "muestrame mostrame dame "
                                "montre montrez zeig zeige mostra mostrami mostre toon dibuja dibujame dessine "
                                "dessinez zeichne zeichnet disegna disegnami desenhe desenha teken".split())
 # Verbs through which a negation refuses the format word they take ("don't make a chart", "don't give me a graph
@@ -154,7 +155,9 @@ _IN_WORDS = re.compile(
     r"in plain (?:text|english|language)|plain text|in a paragraph|as (?:a paragraph|prose|plain text)|"
     r"en prose|en prosa|em prosa|in prosa|in proza|in (?:einem|zwei) satz(?:en)?|in worten|en (?:una|dos) frases?|"
     r"en (?:une|deux) phrases?|in (?:una|due) fras[ei]|em (?:uma|duas) frases?|in (?:een|twee) zin(?:nen)?)\b")
-_WHEN_QUESTION = re.compile(r"\b(?:when|by when|what date|how long until)\b[^?]*\?")
+# ("showing when each one appeared?" describes the timeline's marks: no when-question)
+_WHEN_QUESTION = re.compile(r"(?<!showing )(?<!show )(?<!marking )(?<!mark )\b(?:when|by when|what date|how long until)"
+                            r"\b[^?]*\?")
 _RANKING = re.compile(
     r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|biggest|largest|"
     # "most cited", not "most of them are from 2024" nor "the most recent"
@@ -172,7 +175,8 @@ _RANKING = re.compile(
     r"gesorteerd (?:op|van)|gerangschikt|aflopend|de \d+ (?:meest|populairste|grootste|beste)|ranglijst)\b|"
     r"排名|排行|ランキング|順位|上位|前\d+|前(?:十|五|二十)(?:名|个|位)|从高到低|从多到少|从大到小|降序|"
     r"長い順|多い順|大きい順|高い順|降順")
-_SHARE = re.compile(r"\b(?:share of|shares|proportion|percentage|slices|split of)\b|占比|割合")
+_SHARE = re.compile(r"\b(?:share of|shares|proportions?|percentages?|slices|split of|fractions? of|what fraction|"
+                    r"what share)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
 _DOTS = re.compile(r"\b(?:dots?|x ?= ?\w+)\b")
 
@@ -745,7 +749,8 @@ _CORRECTION = re.compile(
 
 
 # A correction that takes the wish back without naming another: "timeline of X; scratch that, just tell me Y".
-_RETRACTION = re.compile(r"\b(?:scratch that|never mind|nevermind|forget (?:that|it)|olvidalo|olvida eso|"
+_RETRACTION = re.compile(r"\b(?:scratch that|scratch it|scrap that|scrap it|never mind|nevermind|forget (?:that|it)|"
+                         r"olvidalo|olvida eso|"
                          r"laisse tomber|oublie ca|vergiss es|vergiss das|lascia perdere|lascia stare|esquece|"
                          r"deixa pra la|laat maar)\b|算了|やっぱりいい")
 
@@ -835,7 +840,15 @@ _RELATION = re.compile(r"\b(?:relate[sd]?|relations?|relationships?|connected|co
                        # the folded hyphen may split any language's co-author: "los co-autores", "les co-auteurs"
                        r"(?:co|ko) ?(?:auteurs?|autores|autori|autoren|autor|autora|autoras))\b|"
                        r"关系|关联|联系|つながり|関係")
+# ... and so is one next to who wrote with, cites, integrates with or talks to whom ("grpah of who coauthored with
+# X", "graph of which papers cite ReAct", "which frameworks integrate with which vector stores"), unless it counts
+# or ranks them ("graph the number of papers that cite ReAct per year" is a chart of counts)
+_PAIRING = re.compile(r"\b(?:co ?author\w+|cit(?:e|es|ing)|cited by|citations? (?:between|among|from)|"
+                      r"integrat\w* with|(?:works?|worked|working) with|talks? to|interact\w* with|with whom|"
+                      r"which [\w-]+(?: [\w-]+){0,5} which)\b")
+_COUNTED = re.compile(r"\b(?:number of|how many|how often|counts?|per (?:year|month|week|quarter|day))\b")
 _GRAPH_WORDS = frozenset("graph graphs graphe grafo graphen".split())
+_GRAPH_WORD = re.compile(r"\b(?:graph|graphs|grpah|graphe|grafo)\b")
 
 
 # A drawing word that names no chart kind, whose object is the links themselves, draws a network: "draw the
@@ -857,8 +870,17 @@ def _as_graph(chosen: Term, folded: str) -> bool:
     # a typo of a graph word counts ("grpah of how the labs connect"), as the lexicon read it as one
     graphish = word in _GRAPH_WORDS or (len(word) >= 5 and any(_dl1(word, g) for g in _GRAPH_WORDS))
     if graphish:
-        return bool(_RELATION.search(folded))
-    return word in _DRAWING_WORDS and bool(_LINKS.search(folded, chosen.at + len(word)))
+        return _related(folded)
+    if word not in _DRAWING_WORDS:
+        return False
+    end = chosen.at + len(word)
+    # "draw a graph of which papers cite ReAct": the drawing word's object is a graph word of a relation
+    return bool(_LINKS.search(folded, end)) or bool(_GRAPH_WORD.search(folded, end)) and _related(folded)
+
+
+def _related(folded: str) -> bool:
+    return bool(_RELATION.search(folded)) or (bool(_PAIRING.search(folded)) and not _COUNTED.search(folded)
+                                              and not _RANKING.search(folded))
 
 
 def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
@@ -897,6 +919,9 @@ _TIMELINE_SUBJECT = re.compile(
     r"(?:时间线|时间表|时间轴|タイムライン|スケジュール)(?:很|太|非常|有点|比较|特别|真|が|は|も)?"
     r"(?:紧|赶|急|来不及|厳し|きつ|タイト|遅れ|押して)")
 _PLAIN_SUBTYPES = frozenset({"bar", "pie", "line", None})
+# A pie the user named is refined only into another round cut ("a pie with a hole in the middle"): the circle of
+# "slices of one circle" is the pie's own, not a bubble's
+_PIE_REFINED = frozenset({"pie", "donut", "sunburst"})
 _HIERARCHY = frozenset(("org chart", "organization chart", "organisation chart", "organigram", "organigrama",
                         "organigramme", "organigramma", "organograma", "organogram", "organigramm"))
 
@@ -942,7 +967,7 @@ def _with_description(d: Directive, text: str, folded: str) -> Directive:
             or d.evidence in ("none", "paraphrase", "unread")):
         return d
     found = _described(folded) or kinds.described(text, folded, charted=d.format == "chart")
-    if found is None:
+    if found is None or d.chart_subtype == "pie" and found[0] not in _PIE_REFINED:
         return d
     if d.format != "chart" and _ABOUT_TOPIC.search(folded[:folded.find(fold(found[1]))]):
         return d  # "papers on stacked generalization": the look word is the research topic
@@ -1111,6 +1136,10 @@ def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
     text = " ".join(query.split())
     folded = fold(text)
     d = _with_description(_read(text, folded, idx, {} if memo is None else memo), text, folded)
+    if d.evidence == "bare" and d.chart_subtype == "bar":
+        # after the look is read, which may name a ranked bar itself ("longest bar at the top"): "Horizontal bar
+        # chart ranking agent frameworks by total releases"
+        d = replace(d, chart_subtype=_ranked(d.chart_subtype, folded))
     return replace(d, question=True) if _opens_question(folded) else d
 
 
@@ -1135,6 +1164,20 @@ def _replaced(terms: list[Term], folded: str) -> list[Term]:
     return out
 
 
+# Polite or spoken lead words before a clause's verb: "could you arrange …", "can u like line up …", "ok so just
+# show …". The verb after them opens the clause as much as a bare imperative does.
+_LEAD_WORDS = frozenset("can could would will you u ya please pls plz kindly just also maybe now then so ok okay "
+                        "um uh like hey and".split())
+
+
+def _opening(tokens: list[str]) -> list[str]:
+    """A clause's first two words after its lead words (at most four of them skipped)."""
+    skip = 0
+    while skip < min(4, len(tokens)) and tokens[skip] in _LEAD_WORDS:
+        skip += 1
+    return tokens[:2] + tokens[skip:skip + 1] if skip else tokens[:2]
+
+
 def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
     memo: list[bool] = []
 
@@ -1150,7 +1193,9 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
         terms = _replaced(sorted(terms, key=lambda t: t.at), folded)
     # a word refused later by the same word takes the wish back: "make a table of — no, forget the table, just
     # tell me …", "a timeline please. On second thought skip the timeline"
-    kept = [t for t in terms if not any(r.frame == "refused" and r.kind == t.kind and r.at > t.at for r in terms)]
+    # ("a pie chart — actually no, forget the chart, just list the counts": the plain word covers every kind)
+    kept = [t for t in terms if not any(r.frame == "refused" and r.at > t.at and (
+        r.kind == t.kind or r.kind == "chart" and t.kind.startswith("chart:")) for r in terms)]
     used = [t for t in kept if t.frame in ("used", "as") and t.kind != "mention"]
     bare = [t for t in kept if t.frame == "bare" and t.kind != "mention"]
     if (used or bare) and (_retracted(used + bare, folded) or _refused_by_pronoun(used + bare, folded)
@@ -1200,7 +1245,7 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
     if pointed:
         # "show the connections", "give me rows": a directive verb in front of a clause makes the paraphrase a
         # wish, also after a question ("how are A and B related — show the connections").
-        first = [t for clause in _CLAUSE_BREAK.split(folded) for t in _TOKEN.findall(clause)[:2]]
+        first = [t for clause in _CLAUSE_BREAK.split(folded) for t in _opening(_TOKEN.findall(clause))]
         if len(pointed) == 1 and any(t in _PARAPHRASE_VERBS for t in first):
             fmt = pointed[0]
             subtype = subtype_from_cues(folded) if fmt == "chart" else None

@@ -89,7 +89,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "gestapeltes saulendiagramm", "stapelsaulendiagramm", "stapeldiagram", "gestapeld staafdiagram", "barras en pila", "gestapelte balken", "堆叠柱状图", "堆积柱状图", "積み上げ棒グラフ",
     ),
     "chart:line": (
-        "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line",
+        "line chart", "line graph", "line plot", "linechart", "linegraph", "trend line", "line over time",
         # a time series is drawn as a line: without these "series plot" read as a kind the schema lacks
         "time series plot", "time series chart", "time series graph", "timeseries plot", "timeseries chart",
         "grafico de lineas", "grafica de lineas", "grafico lineal",
@@ -101,7 +101,8 @@ KINDS: dict[str, tuple[str, ...]] = {
         "折线图", "趋势图", "线图", "折れ線グラフ", "折れ線", "📈", "📉",
     ),
     "chart:area": (
-        "area chart", "area graph", "area plot", "stacked area", "stacked areas",  # "stacked" alone is a stacked bar
+        # "stacked" alone is a stacked bar
+        "area chart", "area graph", "area plot", "stacked area", "stacked areas", "stacked area chart",
         "grafico de area", "grafico de areas", "graphique en aires",
         "flachendiagramm", "grafico ad area", "vlakdiagram", "面积图", "面グラフ", "エリアチャート",
     ),
@@ -363,6 +364,10 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         # "topics down the side, years across the top", "lined up under little headings")
         "down the side", "across the top", "headings", "headers", "one column per", "a column per",
         "a column for each",
+        # a row or column layout said in passing, or a sheet to paste into ("one entry per row", "row by row",
+        # "something I can sort and paste into a sheet")
+        "per row", "row by row", "in columns", "into columns", "paste into a sheet", "paste it into a sheet",
+        "paste them into a sheet", "into a sheet", "reference sheet", "sort and paste",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
@@ -377,6 +382,10 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         "boxes and arrows", "boxes with arrows", "arrows between", "arrows from", "depend on which",
         "depends on which",
         "つなが", "关联", "联系",
+        # who is tied to whom, said as a question of pairs ("which frameworks talk to which vector databases",
+        # "map the landscape")
+        "worked with whom", "works with whom", "talk to which", "talks to which", "integrate with which",
+        "integrates with which", "map the landscape", "map of the landscape",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of",
                  # oldest-to-newest described ("the first one at the start and the newest one at the end")
@@ -387,9 +396,21 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
                  # each item placed at its date on one axis ("each version pinned to its date along one axis",
                  # "one dated strip", "dates running down the left side")
                  "pinned to its date", "pinned to their date", "pinned to the date", "dated strip",
-                 "along one axis", "dates running down", "each date marked"),
+                 "along one axis", "dates running down", "each date marked",
+                 # the order things happened in, with their dates ("line them up in the order they happened",
+                 # "in the order it shipped, with dates", "one after another with dates so I can see the gaps",
+                 # "in order w/ dates")
+                 "in the order they happened", "in the order it happened", "the order things happened",
+                 "in the order they shipped", "in the order it shipped", "in the order they came out",
+                 "in the order they were released", "one after another", "one after the other",
+                 "in order with dates", "in order w/ dates", "in order with timestamps", "dated point",
+                 "dated milestones", "along the time", "start to finish", "del primero al ultimo",
+                 "dans l'ordre ou", "in der reihenfolge", "na ordem em que", "nell'ordine in cui",
+                 "in de volgorde waarin"),
     "chart": ("as dots", "a dot", "dots for", "color coded", "colour coded", "colour grid", "color grid", "visual",
-              "draw", "x axis", "y axis", "x =", "on the x", "on x"),
+              "draw", "x axis", "y axis", "x =", "on the x", "on x",
+              # a picture of counts ("a picture of the monthly counts over time", "like a picture i can glance at")
+              "a picture of", "as a picture", "like a picture", "a picture i can", "a picture that"),
 }
 
 # Real words one edit from a format word, never read as its typo ("stable releases", "groundsearch chat").
