@@ -117,8 +117,7 @@ def test_no_request_of_a_blind_split_is_trained_on():
     heldout18 and heldout19, kept for a session's one final blind measurement) shares no request with its training
     rows or the prototypes. heldout16 and heldout17 (committed alone in session 11, 51f557e and 3466fe0) were
     measured blind once in session 12 on f71ccff and are learning splits from then; heldout19 was committed alone
-    in session 12 (5fd4c1a), and heldout18 is committed by the lead during session 12, so it may or may not be
-    there yet. Only a yes/no is asserted, so a failure never prints a blind split's requests."""
+    in session 12 (5fd4c1a) and heldout18 after it (0e15fd1). Only a yes/no is asserted, so a failure never prints a blind split's requests."""
     data = resources.files("groundsearch.evaluation") / "data"
     trained = {r["query"].casefold() for r in training_rows()}
     others = [p.name for p in data.iterdir() if p.name.startswith("intents") and p.name.endswith(".jsonl")
@@ -128,9 +127,7 @@ def test_no_request_of_a_blind_split_is_trained_on():
         assert learning in TRAINING_FILES and learning not in others
     for blind in ("intents-heldout18.jsonl", "intents-heldout19.jsonl"):
         assert blind not in TRAINING_FILES
-    assert "intents-heldout19.jsonl" in others  # so the check below reads it
-    if (data / "intents-heldout18.jsonl").is_file():
-        assert "intents-heldout18.jsonl" in others  # there, so the overlap check below reads its requests
+    assert {"intents-heldout18.jsonl", "intents-heldout19.jsonl"} <= set(others)  # so the check below reads them
     for name in others:
         shared = bool({r["query"].casefold() for r in load_labelled(data / name)} & trained)
         assert not shared, name
@@ -170,7 +167,7 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
     9; heldout13 was measured blind once at the end of session 9 and is one from session 10; heldout14 and
     heldout15 were measured blind once at the end of session 10 (on 9653996) and are ones from session 11; heldout16
     and heldout17 (51f557e, 3466fe0) were measured blind once in session 12 (on f71ccff) and are ones from then.
-    heldout19 (5fd4c1a) is blind: its digest is pinned, its rows are never read.
+    heldout18 (0e15fd1) and heldout19 (5fd4c1a) are blind: their digests are pinned, their rows are never read.
 
     heldout11's digest is not its commit's: session 10 fixed one label, q11-159 ("sparklines of ..."), from `line`
     to `other` / `other-kind` (the README's convention: a sparkline is a kind outside the schema, as d050 and q9-033
@@ -191,6 +188,7 @@ def test_later_blind_heldout_splits_are_the_committed_ones():
                        ("intents-heldout15.jsonl", "4bdcb5745c84f5c3be3324c35f71a3f8f9e881510be722c473ca5194c44dfc7b"),
                        ("intents-heldout16.jsonl", "7ef5cee6ae2ec1d6bba1908676466fa3ccb62a40c32bc62fb2424d027fce2811"),
                        ("intents-heldout17.jsonl", "ef25bf47a8155c06cb217de6f7b77c0837a1ce4f249b5314996eae8d8a133d90"),
+                       ("intents-heldout18.jsonl", "1ec039ea72004aefc0baeaa766b26b6ec700aff0179735dc1c2ec9f98037d975"),
                        ("intents-heldout19.jsonl", "8ca266f8fa3e12ee00d7bc4d0054350d3a2727543f45f20ab6359cfe481246b7")):
         digest = hashlib.sha256((data / name).read_bytes()).hexdigest()
         assert digest == want and digest in readme, name
