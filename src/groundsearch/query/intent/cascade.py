@@ -209,7 +209,7 @@ class IntentCascade:
             if decision.tier != "rules":
                 latency["format"] = (time.perf_counter() - t) * 1000
             t, asked = time.perf_counter(), self.kind_step.asked(decision, own)
-            decision, kind_notes = self.kind_step.refine(own, decision)
+            decision, kind_notes = self.kind_step.refine(own, decision, rules.directive)
             if asked:
                 latency["kind"] = (time.perf_counter() - t) * 1000
         finally:

@@ -35,7 +35,7 @@ from ...errors import ConfigError, EmbeddingFailed
 from ...models.base import Embedder
 from ...types import ChartSubtype
 from . import kinds
-from .directives import fold, read_directive
+from .directives import Directive, fold, read_directive
 from .format_model import TRAINING_FILES, _softmax, blind_requests, fit_softmax, standardiser
 from .format_step import FormatDecision, LazyModel
 
@@ -206,12 +206,13 @@ def standing(query: str, decision: FormatDecision) -> ChartSubtype | None:
     return None
 
 
-def refused_kinds(query: str) -> frozenset[str]:
+def refused_kinds(query: str, directive: Directive | None = None) -> frozenset[str]:
     """The chart kinds the request turns down ("forget the bar chart from before; … over time instead", "no pie,
     a chart of …"): the classifier never answers one, though the refused name is the nearest thing in the request
-    to a kind (heldout17 read its line over time as the bar it refused)."""
-    return frozenset(t.kind.split(":", 1)[1] for t in read_directive(query).terms
-                     if t.frame == "refused" and t.kind.startswith("chart:"))
+    to a kind (heldout17 read its line over time as the bar it refused). ``directive``: tier 1's reading of
+    ``query`` where the caller holds it (the cascade does), so the request is not read twice."""
+    terms = (directive if directive is not None else read_directive(query)).terms
+    return frozenset(t.kind.split(":", 1)[1] for t in terms if t.frame == "refused" and t.kind.startswith("chart:"))
 
 
 def choices(allowed: Sequence[str], kinds: Sequence[str], refused: frozenset[str]) -> tuple[str, ...]:
@@ -242,9 +243,10 @@ class KindStep:
         """Whether :meth:`refine` consults the classifier for this decision."""
         return self._lazy.factory is not None and among(decision) is not None and standing(query, decision) is None
 
-    def refine(self, query: str, decision: FormatDecision) -> tuple[FormatDecision, list[str]]:
+    def refine(self, query: str, decision: FormatDecision, directive: Directive | None = None
+               ) -> tuple[FormatDecision, list[str]]:
         """The decision with the classifier's kind where the lexicon named none (or only plain bars) and no rule
-        of :func:`standing` settled it."""
+        of :func:`standing` settled it (``directive``: tier 1's reading of ``query``, if the caller has it)."""
         ruled = standing(query, decision)
         if ruled is not None:
             return (decision if ruled == decision.chart_subtype else
@@ -258,7 +260,7 @@ class KindStep:
             return decision, [f"chart-kind classifier unavailable ({self._lazy.failed or 'not configured'}); "
                               "the lexicon's house convention used"]
         try:
-            kind, p = model.predict(query, choices(allowed, model.kinds, refused_kinds(query)))
+            kind, p = model.predict(query, choices(allowed, model.kinds, refused_kinds(query, directive)))
         except EmbeddingFailed as exc:
             return decision, [f"chart-kind classifier failed ({exc.message}); the lexicon's house convention used"]
         kind = settled(str(decision.chart_subtype), allowed, kind, p)  # type: ignore[assignment]
