@@ -48,8 +48,12 @@ class Principal:
     role: Role
     tenant: str | None
 
+    def has(self, role: Role) -> bool:
+        """Whether this key's role is ``role`` or above it."""
+        return ROLES.index(self.role) >= ROLES.index(role)
+
     def require(self, role: Role) -> None:
-        if ROLES.index(self.role) < ROLES.index(role):
+        if not self.has(role):
             raise Forbidden(f"this action needs the {role!r} role; the key has {self.role!r}",
                             details={"required_role": role, "role": self.role})
 

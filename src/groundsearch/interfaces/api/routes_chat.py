@@ -20,7 +20,7 @@ from sse_starlette import EventSourceResponse
 from ...assistant.turn import fold_chat, forget, history, run_turn
 from ...scope import caller_scope
 from ...types import MAX_QUERY_CHARS
-from .auth import ROLES, Principal
+from .auth import Principal
 from .deps import api_router, requires, state
 from .sse import first_event, sse_events, stream_responses
 
@@ -72,7 +72,7 @@ def chat_history(request: Request, conversation_id: str,
     """The stored turns (bounded by `chat.keep_turns`) with their dossiers and audit traces; a source the caller
     may no longer read (deleted, or a draft to a viewer) is marked `withdrawn` and its text and sentences redacted."""
     return history(state(request).engine, conversation_id, tenant=caller_scope(who.tenant),
-                   owner=who.owner, drafts=ROLES.index(who.role) >= ROLES.index("editor"))
+                   owner=who.owner, drafts=who.has("editor"))
 
 
 @router.delete("/chat/{conversation_id}", status_code=204)
