@@ -56,6 +56,19 @@ def test_abbreviations_do_not_end_sentences_and_a_repeated_title_is_not_a_senten
     assert not is_prose("Dense retrieval for open-domain questions.", not_equal_to=("Dense retrieval for open-domain questions",))
 
 
+def test_a_full_stop_inside_a_bracket_the_next_piece_closes_ends_no_sentence() -> None:
+    # MuSiQue's "Han dynasty" passage was quoted as "... the nomadic Xiongnu chieftain Modu Chanyu (r."
+    text = ("To the north of China proper, the nomadic Xiongnu chieftain Modu Chanyu (r. 209–174 BC) conquered "
+            "various tribes. Thomas Cabot (b. 1790, d. 1850) was the eldest of six brothers.")
+    assert split_sentences(text) == [
+        "To the north of China proper, the nomadic Xiongnu chieftain Modu Chanyu (r. 209–174 BC) conquered various tribes.",
+        "Thomas Cabot (b. 1790, d. 1850) was the eldest of six brothers."]
+    # a bracket the next piece does not close joins nothing: a stray "(" cannot run sentences together
+    stray = "A stray bracket ( opens here in this sentence. Then another sentence follows it. And a third one too."
+    assert split_sentences(stray) == ["A stray bracket ( opens here in this sentence.", "Then another sentence follows it.",
+                                      "And a third one too."]
+
+
 # ---- answer types -----------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ tables or commands. Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..types import Chunk, Item
 
@@ -21,6 +21,7 @@ __all__ = ["ELIDED", "EMBED_WORDS", "MAX_WORDS", "MIN_WORDS", "blocks", "clauses
 MIN_WORDS = 5
 MAX_WORDS = 100  # past this a "sentence" is a run-on list or a mis-split; one past it is cut at its semicolons
 ELIDED = "…"  # marks where a clause of a longer sentence was cut from the rest (see :func:`clauses`)
+BRACKET_PIECES = 3  # pieces after a split inside a bracket that may close it ("(b." | "1790, d." | "1850)")
 EMBED_WORDS = 32  # a sentence's first words carry its topic; MiniLM's cost grows with every token
 
 # A sentence ends at . ! ? (or a snippet's "..."/"…") followed by a capital, digit, quote or bracket; a
@@ -91,24 +92,52 @@ def _unmark(text: str) -> str:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``, block by block (see :func:`blocks`), whitespace collapsed. A split after an
-    abbreviation ("U.S.", "e.g.", "No.") is undone: those full stops end no sentence. An overlong sentence
-    is cut into its :func:`clauses`."""
+    abbreviation ("U.S.", "e.g.", "No.") is undone: those full stops end no sentence; so is one inside a
+    bracket the next pieces close ("(r. 209–174 BC)", :func:`_closes`). An overlong sentence is cut into its
+    :func:`clauses`."""
     out: list[str] = []
     for block in blocks(text):
         if _NOT_PROSE_BLOCK.match(block):
             continue  # a heading, table row, quote, indented code or shell line: no sentence in it
         block = _unmark(_LIST_ITEM.sub("", block, count=1))
         start = len(out)
-        for raw in _SPLIT.split(block):
-            piece = " ".join(raw.split())
-            if not piece:
-                continue
-            if len(out) > start and _ABBREV_END.search(out[-1]):
+        pieces = [p for p in (" ".join(raw.split()) for raw in _SPLIT.split(block)) if p]
+        for n, piece in enumerate(pieces):
+            if len(out) > start and (_ABBREV_END.search(out[-1]) or _closes(out[-1], pieces[n:n + BRACKET_PIECES])):
                 out[-1] = f"{out[-1]} {piece}"
             else:
                 out.append(piece)
         out[start:] = [c for s in out[start:] for c in clauses(s)]
     return out
+
+
+def _depth(text: str) -> int:
+    """Brackets ``text`` leaves open (a stray closing one opens nothing)."""
+    depth = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+    return depth
+
+
+def _closes(head: str, following: Sequence[str]) -> bool:
+    """``head`` ends inside a bracket that the ``following`` pieces close: the full stop before the split
+    abbreviated something in a parenthesis ("Modu Chanyu (r." | "209–174 BC) united the tribes", "Cabot (b." |
+    "1790, d." | "1850) was"), and no sentence ends there. A bracket those pieces never close joins nothing,
+    so a stray "(" cannot run a block's sentences together."""
+    depth = _depth(head)
+    if not depth:
+        return False
+    for ch in " ".join(following):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if not depth:
+                return True
+    return False
 
 
 def clauses(sentence: str) -> list[str]:
