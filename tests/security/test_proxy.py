@@ -18,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from .conftest import stop
+
 CONFIG = """
 embedder = "hash"
 
@@ -54,8 +56,7 @@ def cli_server(tmp: Path, **env: str) -> Iterator[str]:
                 raise RuntimeError("groundsearch serve did not print its URL")
         yield url
     finally:
-        proc.terminate()
-        proc.wait(20)
+        stop(proc)
 
 
 def _previews(url: str, forwarded_for: list[str]) -> list[int]:
