@@ -14,7 +14,6 @@ them, so the audit (which looks for digits in the cited text) has nothing to mat
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,21 +49,17 @@ def _noun(collection: str) -> str:
 
 
 def _recurring(rows: Sequence[EvidenceHit], spec: CollectionSpec | None) -> tuple[str, str, list[str]] | None:
-    """(field, value, ids) of the value that recurs most in a declared keyword/list field, if any recurs."""
+    """(field, value, ids) of the value that recurs most in a declared keyword/list field, if any recurs.
+
+    Ranked by ``facts.groups``, as the counted answers and charts rank the same field, so a tie names the
+    same value in the summary as at the top of the chart: the first by value."""
     if spec is None:
         return None
     declared = {f.name for f in spec.fields if f.type in ("keyword", "list")} - {spec.id_field}
     for name in (f for f in _RECURRING_FIELDS if f in declared):
-        counts: Counter[str] = Counter()
-        holders: dict[str, list[str]] = {}
-        for h in rows:
-            for v in dict.fromkeys(_field_values(h, name)):
-                counts[v] += 1
-                holders.setdefault(v, []).append(h.id)
-        if counts:
-            value, n = counts.most_common(1)[0]
-            if n >= 2:
-                return name, value, holders[value]
+        ranked = groups(rows, lambda h: _field_values(h, name))
+        if ranked and len(ranked[0][1]) >= 2:
+            return name, ranked[0][0], ranked[0][1]
     return None
 
 
