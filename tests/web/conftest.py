@@ -30,6 +30,18 @@ SCREENSHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="apt-get install -y chromium")
 
+# Expect timeouts sized for a busy machine (2 shared cores, load 15): auto-waiting returns as soon as the condition
+# holds, so a generous ceiling costs nothing when the page is right and only delays a real failure. It is also the
+# default of every bare ``expect`` in these tests (Playwright's own is 5 s, which a loaded machine overran).
+LOADED_MS = 30_000
+
+
+@pytest.fixture(scope="session", autouse=True)
+def expect_timeout_for_a_busy_machine() -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=LOADED_MS)
+
 
 def app_for(engine: Engine) -> Any:
     api = engine.settings.api.model_copy(update={"search_per_minute": 10_000, "preview_per_minute": 10_000})

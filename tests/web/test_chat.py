@@ -7,7 +7,7 @@ LLM, because these tests check what the page does with the events, not what a mo
 from __future__ import annotations
 
 import re
-import time
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,35 +25,56 @@ from .conftest import Page, app_for
 WIDE = "We have 2 million documents. Atlas hybrid search and vector search with reranking: which release?"
 INVENTED = ("Atlas 2.0 added hybrid vector search [1].\n\n"
             "Globex Corporation cut its search latency by 73% with it [1].")
-REPLY_DELAY = 2.0  # the model "thinks": the dossier must be on screen before the reply
+REROLL = "This sentence of your reply could not be verified"
 
 
-def _model(messages: Sequence[ChatMessage]) -> Completion:
-    if messages[-1].content.startswith("This sentence of your reply could not be verified"):
+def _reply(messages: Sequence[ChatMessage]) -> Completion:
+    if messages[-1].content.startswith(REROLL):
         return Completion(text="Globex Corporation saw 73% faster search.", model="scripted", finish_reason="stop")
-    time.sleep(REPLY_DELAY)
     return Completion(text=INVENTED, model="scripted", finish_reason="stop")
+
+
+class HeldWriter(ScriptedLLM):
+    """Streams the scripted reply word by word but holds the last word of ``INVENTED`` until the test opens the
+    gate, so paragraph 1 is provably still being written when the test looks, however slow the machine."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        super().__init__(_reply)
+        self.gate = gate
+
+    def stream(self, messages: Sequence[ChatMessage], **kw: Any) -> Iterator[str | Completion]:
+        *words, completion = super().stream(messages, **kw)
+        for i, word in enumerate(words):
+            if i == len(words) - 1 and isinstance(completion, Completion) and completion.text == INVENTED:
+                self.gate.wait(120)  # a ceiling, so a failed test cannot hang the server thread
+            yield word
+        yield completion
 
 
 @pytest.fixture
-def chat_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+def gate() -> threading.Event:
+    """Opened by the test once it has seen what must be on screen before the model's reply (a gate, not a sleep)."""
+    return threading.Event()
+
+
+@pytest.fixture
+def chat_url(tmp_path: Path, request: pytest.FixtureRequest, gate: threading.Event) -> Iterator[str]:
     settings = make_settings(tmp_path, retrieval={"gate_threshold": 0.0})
     with make_engine(tmp_path, settings) as engine:
         if getattr(request, "param", None) == "model":
-            engine.llm = ScriptedLLM(_model)
-        elif getattr(request, "param", None) == "slow-writer":
-            engine.llm = ScriptedLLM(_writer, token_delay=TOKEN_DELAY)
+            def thinking(messages: Sequence[ChatMessage]) -> Completion:  # the model "thinks" until the gate opens
+                if not messages[-1].content.startswith(REROLL):
+                    gate.wait(120)
+                return _reply(messages)
+
+            engine.llm = ScriptedLLM(thinking)
+        elif getattr(request, "param", None) == "held-writer":
+            engine.llm = HeldWriter(gate)
         with serve(app_for(engine)) as url:
-            yield f"{url}/?mode=chat"
-
-
-TOKEN_DELAY = 0.35  # seconds between words: slow enough to watch the paragraph settle while the rest is written
-
-
-def _writer(messages: Sequence[ChatMessage]) -> Completion:
-    if messages[-1].content.startswith("This sentence of your reply could not be verified"):
-        return Completion(text="Globex Corporation saw 73% faster search.", model="scripted", finish_reason="stop")
-    return Completion(text=INVENTED, model="scripted", finish_reason="stop")
+            try:
+                yield f"{url}/?mode=chat"
+            finally:
+                gate.set()  # a failed test must not leave the server thread waiting
 
 
 def send(page: Any, text: str) -> None:
@@ -62,7 +83,8 @@ def send(page: Any, text: str) -> None:
 
 
 @pytest.mark.parametrize("chat_url", ["model"], indirect=True)
-def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(desktop: Page, chat_url: str) -> None:
+def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(desktop: Page, chat_url: str,
+                                                                             gate: threading.Event) -> None:
     page = desktop.page
     page.goto(chat_url)
     send(page, "What did Atlas 2.0 add?")
@@ -72,6 +94,7 @@ def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(d
     assert turn.get_attribute("aria-busy") == "true"
     assert turn.locator(".reply-text").inner_text() == ""
     expect(turn.locator(".status")).to_have_text("Composing the answer…")
+    gate.set()
     expect(turn).to_have_attribute("aria-busy", "false", timeout=60_000)
     paragraphs = turn.locator(".reply-text p")
     expect(paragraphs).to_have_count(2)
@@ -87,9 +110,9 @@ def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(d
     desktop.shot("chat-audit-marker.png")
 
 
-@pytest.mark.parametrize("chat_url", ["slow-writer"], indirect=True)
+@pytest.mark.parametrize("chat_url", ["held-writer"], indirect=True)
 def test_streamed_words_show_provisionally_then_each_paragraph_settles_and_the_invented_one_is_marked(
-        desktop: Page, chat_url: str) -> None:
+        desktop: Page, chat_url: str, gate: threading.Event) -> None:
     """The server streams the model's words: paragraph 0 is on screen while the model still writes, and is
     settled (checked, no longer provisional) before paragraph 1 is finished; the invented paragraph 1 shows as
     written, provisional, until its audit replaces it with the marker."""
@@ -104,6 +127,7 @@ def test_streamed_words_show_provisionally_then_each_paragraph_settles_and_the_i
     expect(paragraphs.nth(0)).not_to_have_class(re.compile(r"\bprovisional\b"))  # settled by its audit event
     expect(paragraphs.nth(0)).to_have_text("Atlas 2.0 added hybrid vector search [1].")
     desktop.shot("chat-streaming.png")
+    gate.set()  # the last word of paragraph 1
     expect(turn).to_have_attribute("aria-busy", "false", timeout=60_000)
     expect(paragraphs).to_have_count(2)
     expect(paragraphs.nth(1).locator(".marker")).to_have_text(
@@ -174,7 +198,7 @@ def test_a_paragraph_audit_event_replaces_only_that_paragraph(desktop: Page, cha
     """The page's side of the streaming contract (docs/assistant.md, "Auditor"): tokens paint paragraphs, then
     an ``audit`` event for paragraph 1 swaps that paragraph alone; paragraph 0 stays the same node. The events
     are fed to the page's own handler, so the order is exactly this one (the server-driven case is the test
-    above with the slow writer)."""
+    above with the held writer)."""
     page = desktop.page
     page.goto(chat_url)
     page.evaluate("""() => {

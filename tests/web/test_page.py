@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Error, expect
 
 from groundsearch.engine import Engine
 from groundsearch.types import Event, SearchRequest
 from tests.api.live import serve
 from tests.integration.test_demo_answers import A, B
 
-from .conftest import Page, app_for
-
-
-# Expect timeouts sized for a busy machine (2 shared cores, load 15): auto-waiting returns as soon as the condition
-# holds, so a generous ceiling costs nothing when the page is right and only delays a real failure.
-LOADED_MS = 30_000
+from .conftest import LOADED_MS, Page, app_for
 
 
 def search_url(base: str, q: str) -> str:
@@ -83,28 +79,50 @@ def test_typing_shows_the_preview_with_keyboard_navigation(desktop: Page, demo_u
     expect(page.locator("#evidence li").first).to_be_visible(timeout=60_000)  # a full search, like the tests below
 
 
-def test_stale_preview_requests_are_cancelled(desktop: Page, demo_url: str) -> None:
+def wait_until(page: Any, condition: Callable[[], bool], what: str, timeout_ms: int = LOADED_MS) -> None:
+    """Let Playwright deliver events until ``condition()`` holds; fail only after ``timeout_ms``.
+
+    Route handlers and ``requestfailed`` listeners run in Python as Playwright delivers their events, which no
+    ``expect`` can wait on: this polls them with a ceiling instead of sleeping a guessed time.
+    ``wait_for_timeout`` is the driver's timer, not the page's, so it still moves while the page clock is paused.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout_ms} ms"
+        page.wait_for_timeout(20)
+
+
+def test_stale_preview_requests_are_cancelled(desktop: Page, demo_url: str, demo_engine: Engine) -> None:
     page = desktop.page
     failed: list[str] = []
     page.on("requestfailed", lambda r: failed.append(r.url) if "/api/search/preview" in r.url else None)
+    page.clock.install()
     page.goto(demo_url)
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
     held: list[Any] = []  # answers held back, so the older request is still in flight at the next keystroke
     page.route("**/api/search/preview*", lambda r: held.append(r))
     box = page.locator("#q")
-    box.press_sequentially("lang", delay=20)
-    page.wait_for_timeout(450)
-    assert len(held) == 1 and held[0].request.url.endswith("q=lang")
-    box.press_sequentially("uage", delay=20)
-    page.wait_for_timeout(450)
-    assert len(held) == 2 and held[1].request.url.endswith("q=language")
-    for route in held:
-        try:
-            route.continue_()
-        except Exception:
-            pass  # the aborted one can no longer be continued
-    page.wait_for_timeout(500)
-    assert [u for u in failed if u.endswith("q=lang")], failed
-    assert not [u for u in failed if u.endswith("q=language")]
+    type_on_a_paused_clock(page, box, "lang", gap_ms=20)
+    assert held == [], "nothing is sent while the burst is still being typed"
+    page.clock.run_for(300)  # the debounce fires: q=lang goes out and is held
+    wait_until(page, lambda: len(held) == 1, "one preview request after the first burst")
+    assert held[0].request.url.endswith("q=lang")
+    type_on_a_paused_clock(page, box, "uage", gap_ms=20)
+    assert len(held) == 1, "nothing more is sent while the second burst is being typed"
+    page.clock.run_for(300)  # q=language goes out, and the page aborts the q=lang still in flight
+    wait_until(page, lambda: len(held) == 2, "a second preview request after the second burst")
+    assert held[1].request.url.endswith("q=language")
+    page.clock.resume()
+    with page.expect_event("requestfinished", lambda r: r.url.endswith("q=language"), timeout=LOADED_MS):
+        for route in held:
+            try:
+                route.continue_()
+            except Error:
+                pass  # the aborted one can no longer be continued
+    wait_until(page, lambda: any(u.endswith("q=lang") for u in failed), "the stale q=lang request cancelled")
+    assert not [u for u in failed if u.endswith("q=language")], failed
+    expect(page.locator("#preview")).to_contain_text(demo_engine.preview("language", limit=1)[0].title,
+                                                     timeout=LOADED_MS)  # the fresh answer is the one painted
 
 
 def test_recent_searches_and_popular_topics(desktop: Page, demo_url: str, demo_engine: Engine) -> None:
@@ -153,14 +171,19 @@ def test_integration_a_renders_two_tables_that_sort_on_click(desktop: Page, demo
 
 def test_citations_scroll_to_their_source(desktop: Page, demo_url: str) -> None:
     page = desktop.page
+    page.clock.install()
     page.goto(search_url(demo_url, A))
     cite = page.locator("#prose .cite").first
     expect(cite).to_be_visible(timeout=60_000)
+    # the flash lasts 1.5 s of page time: on a paused clock a slow machine cannot let it end before it is seen
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
     target = cite.get_attribute("data-cite")
     cite.click()
     source = page.locator(f'#evidence li[data-id="{target}"]')
     expect(source).to_have_class("flash")
     expect(source).to_be_in_viewport()
+    page.clock.run_for(1_500)
+    expect(source).not_to_have_class("flash")  # a moment, not for good
 
 
 def test_integration_b_shows_the_downgrade_notice_and_the_chart(desktop: Page, demo_url: str,
@@ -182,30 +205,37 @@ def test_integration_b_shows_the_downgrade_notice_and_the_chart(desktop: Page, d
     desktop.shot("integration-b-chart.png")
 
 
-class SlowProseEngine(Engine):
-    """The demo engine with the prose held back, as when an LLM takes seconds to narrate."""
+class HeldProseEngine(Engine):
+    """The demo engine with the prose held back until the test lets it go, as when an LLM takes seconds to narrate.
 
-    prose_delay = 2.0
+    A gate, not a sleep: however slow the machine, the prose cannot arrive before the test has looked.
+    """
+
+    release: threading.Event
 
     def stream(self, request: SearchRequest, *, tenant: str | None = None) -> Iterator[Event]:
         for event in super().stream(request, tenant=tenant):
             if event.name == "prose":
-                time.sleep(self.prose_delay)
+                self.release.wait(120)  # a ceiling, so a failed test cannot hang the server thread
             yield event
 
 
 def test_streaming_paints_results_before_the_prose(desktop: Page, demo_engine: Engine, tmp_path: Path) -> None:
-    slow = SlowProseEngine(demo_engine.settings, demo_engine.store, demo_engine.embedder)
+    held = HeldProseEngine(demo_engine.settings, demo_engine.store, demo_engine.embedder)
+    held.release = threading.Event()
     page = desktop.page
-    with serve(app_for(slow)) as url:
-        page.goto(search_url(url, A))
-        expect(page.locator("#evidence li").first).to_be_visible(timeout=60_000)
-        expect(page.locator(".kind-table table").first).to_be_visible()
-        assert page.locator("#prose").is_hidden(), "the prose painted before it arrived?"
-        assert page.locator("#results").get_attribute("aria-busy") == "true"
-        desktop.shot("streaming-results-before-prose.png")
-        expect(page.locator("#prose")).to_be_visible(timeout=30_000)
-        expect(page.locator("#results")).to_have_attribute("aria-busy", "false")
+    with serve(app_for(held)) as url:
+        try:
+            page.goto(search_url(url, A))
+            expect(page.locator("#evidence li").first).to_be_visible(timeout=60_000)
+            expect(page.locator(".kind-table table").first).to_be_visible(timeout=LOADED_MS)
+            assert page.locator("#prose").is_hidden(), "the prose painted before it arrived?"
+            assert page.locator("#results").get_attribute("aria-busy") == "true"
+            desktop.shot("streaming-results-before-prose.png")
+        finally:
+            held.release.set()
+        expect(page.locator("#prose")).to_be_visible(timeout=60_000)
+        expect(page.locator("#results")).to_have_attribute("aria-busy", "false", timeout=LOADED_MS)
 
 
 def test_phone_width_layout(phone: Page, demo_url: str) -> None:
