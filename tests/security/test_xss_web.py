@@ -45,7 +45,8 @@ def _settled(page: Any, url: str, query: str) -> str:
     page.goto(f"{url}/?q={urllib.parse.quote(query)}")
     page.wait_for_function("() => document.querySelectorAll('#evidence li, #evidence > *').length > 0",
                            timeout=60_000)
-    page.wait_for_timeout(1500)  # the chart and late events render after the results
+    # the chart and late events render after the results: wait for the stream's end, not a guessed 1.5 s
+    page.wait_for_selector("#results[aria-busy='false']", state="attached", timeout=60_000)
     return page.evaluate("() => document.body.innerText")
 
 
@@ -74,8 +75,8 @@ def test_attack_chat_markup_is_shown_as_text_and_never_runs(page: Any, planted: 
     box = page.locator("#chat-input, #chat textarea, #chat input[type=text]").first
     box.fill(f"What does the Zorbx handbook say? {IMG}")
     box.press("Enter")
-    page.wait_for_function("() => document.body.innerText.includes('Zorbx handbook')", timeout=60_000)
-    page.wait_for_timeout(1500)
+    # the turn is done (the question itself already holds "Zorbx handbook", so that text proves nothing)
+    page.wait_for_selector(".turn.assistant[aria-busy='false']", state="attached", timeout=60_000)
     assert page.evaluate("() => window.__xss || null") is None
     assert page.evaluate("() => document.querySelectorAll('img[src=\"x\"], svg[onload]').length") == 0
     assert "onerror=" in page.evaluate("() => document.body.innerText")
