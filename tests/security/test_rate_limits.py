@@ -92,6 +92,11 @@ BY_ID: dict[str, tuple[str, Callable[[httpx.Client, Server], httpx.Response]]] =
     "conversation delete, guessed id": ("viewer", lambda c, s: c.delete("/api/chat/guessed-conversation")),
     "feedback delete, guessed id": ("viewer", lambda c, s: c.delete("/api/feedback/guessed-mark")),
     "item delete, guessed id": ("editor", lambda c, s: c.delete("/api/items/rel:rl:guess")),
+    # session 13: job polling and key listing were left unbudgeted; each is still a request the server answers
+    "job list": ("editor", lambda c, s: c.get("/api/jobs")),
+    "job, guessed id": ("editor", lambda c, s: c.get("/api/jobs/0123456789abcdef")),
+    "job cancel, guessed id": ("editor", lambda c, s: c.delete("/api/jobs/0123456789abcdef")),
+    "key list": ("admin", lambda c, s: c.get("/api/keys")),
 }
 
 

@@ -191,7 +191,7 @@ def _keys(request: Request) -> Any:
 
 
 @router.get("/keys", response_model=list[KeyOut], tags=["keys"])
-def list_keys(request: Request, who: Principal = Depends(requires("admin"))) -> list[KeyOut]:
+def list_keys(request: Request, who: Principal = Depends(requires("admin", "preview"))) -> list[KeyOut]:
     """The keys this admin manages: its own tenant's (a tenant admin), or every key (the operator)."""
     return [KeyOut(id=r.id, role=r.role, tenant=r.tenant, all_tenants=r.all_tenants, label=r.label,
                    created_at=r.created_at) for r in _keys(request).records() if who.may_manage(r)]

@@ -305,7 +305,7 @@ async def run_upload(request: Request, job: Job, background: bool) -> IngestOut 
 
 
 @router.get("/jobs", response_model=JobList, tags=["items"])
-def list_jobs(request: Request, who: Principal = Depends(requires("editor"))) -> JobList:
+def list_jobs(request: Request, who: Principal = Depends(requires("editor", "preview"))) -> JobList:
     """The caller's tenant's recent ingest jobs, newest first. Editors and admins only, like uploading: a job
     names its file, and a viewer must not learn from it that a draft exists."""
     jobs = runner(request)
@@ -313,7 +313,7 @@ def list_jobs(request: Request, who: Principal = Depends(requires("editor"))) ->
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut, tags=["items"])
-def get_job(request: Request, job_id: str, who: Principal = Depends(requires("editor"))) -> JobOut:
+def get_job(request: Request, job_id: str, who: Principal = Depends(requires("editor", "preview"))) -> JobOut:
     """Status of one ingest job of the caller's tenant: queued, running, completed (with the ingest report),
     failed (with the error) or cancelled."""
     jobs = runner(request)
@@ -321,7 +321,8 @@ def get_job(request: Request, job_id: str, who: Principal = Depends(requires("ed
 
 
 @router.delete("/jobs/{job_id}", response_model=JobOut, status_code=202, tags=["items"])
-def cancel_job(request: Request, job_id: str, who: Principal = Depends(requires("editor"))) -> JobOut | JSONResponse:
+def cancel_job(request: Request, job_id: str,
+               who: Principal = Depends(requires("editor", "preview"))) -> JobOut | JSONResponse:
     """Ask a job to stop; it ends ``cancelled`` at its next checkpoint with nothing of its file written. A finished
     job is returned unchanged (200)."""
     jobs = runner(request)
