@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ALL_TENANTS_SCOPE", "WITHHELD", "fold_chat", "forget", "history", "run_turn"]
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # fullmatch: "$" also matches before a final newline
 _CALL_TEXT = re.compile(r'\{\s*"name"\s*:|</?function|<tool_call>')  # a tool call written into the prose
 _CITATION = re.compile(r"\[\d{1,3}\]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -59,7 +59,7 @@ ANSWER_INSTRUCTION = ("Answer the question in at most three short sentences of p
 def _conversation_id(value: str | None) -> str:
     if value is None:
         return uuid.uuid4().hex
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):
         raise InvalidInput("conversation_id must be 1–64 letters, digits, '-' or '_'",
                            details={"field": "conversation_id"})
     return value

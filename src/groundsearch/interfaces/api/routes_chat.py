@@ -10,11 +10,11 @@ unknown one (operator keys share the reserved scope: ``Principal.owner``).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from sse_starlette import EventSourceResponse
 
 from ...assistant.turn import fold_chat, forget, history, run_turn
@@ -29,12 +29,16 @@ __all__ = ["router"]
 router = api_router(tags=["chat"])
 
 
+# not trimmed like the rest of the body: an id is matched exactly, so " abc" never continues "abc"
+_ConversationId = Annotated[str, StringConstraints(strip_whitespace=False, pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
 class ChatBody(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
     message: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what the user says this turn")
-    conversation_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$",
-                                        description="continue this conversation; omitted: start a new one")
+    conversation_id: _ConversationId | None = Field(
+        default=None, description="continue this conversation; omitted: start a new one")
     assistant: str | None = Field(default=None, max_length=64,
                                   description="which configured assistant starts a new conversation")
 
