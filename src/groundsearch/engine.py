@@ -423,12 +423,16 @@ class Engine:
         except Exception:
             return []
 
-    def health(self) -> dict[str, Any]:
+    def health(self, *, counts: bool = True) -> dict[str, Any]:
         """``status`` is ``degraded`` while a derived index cannot serve (damaged, or being rebuilt from
-        SQLite); ``indexes`` says which, and which one was rebuilt since the store opened, and why."""
+        SQLite); ``indexes`` says which, and which one was rebuilt since the store opened, and why. Without
+        ``counts``, liveness only: the store-wide counts are whole-table scans, and an unkeyed probe must not
+        be able to make the store run them at will."""
         index_health = getattr(self.store, "index_health", None)  # derived indexes exist in the embedded store
         indexes = index_health() if index_health is not None else {}
         serving = all(i.get("state") in ("ok", "rebuilt") for i in indexes.values())
+        if not counts:
+            return {"status": "ok" if serving else "degraded", "indexes": indexes}
         background = None if self._embedding is None else dataclasses.asdict(self._embedding.status)
         return {
             "background_embedding": background,

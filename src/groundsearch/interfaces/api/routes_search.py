@@ -112,9 +112,10 @@ def health(request: Request) -> HealthOut:
     """Liveness plus what is loaded. Open without a key so load balancers can probe it; with keys required, the
     store's counts, models and index details are for the operator key only (they span every tenant)."""
     s = state(request)
-    report = {**s.engine.health(), "rate_limits": s.limiter.backend,
+    full = s.keys is None or _is_operator(request)
+    report = {**s.engine.health(counts=full), "rate_limits": s.limiter.backend,
               "auth": "local" if s.keys is None else "api-keys"}
-    if s.keys is not None and not _is_operator(request):
+    if not full:
         # every tenant's item and chunk counts, drafts included, moved as anyone uploaded: liveness only
         report = {"status": report["status"], "auth": report["auth"], "rate_limits": report["rate_limits"],
                   "indexes": {name: {k: v for k, v in index.items() if k in ("state", "search")}
