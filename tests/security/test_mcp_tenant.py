@@ -48,7 +48,9 @@ def call(tmp: Path, env: dict[str, str], args: list[str], calls: list[dict[str, 
     async def run() -> list[Any]:
         params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(tmp / "groundsearch.toml"),
                                                                          "--data-dir", str(tmp / "data"), "mcp", *args],
-                                       env={"PATH": os.environ.get("PATH", ""), "GROUNDSEARCH_EMBEDDER": "hash", **env},
+                                       env={"PATH": os.environ.get("PATH", ""), "GROUNDSEARCH_EMBEDDER": "hash",
+                                            # the code under test: a worktree's, not the installed one
+                                            "PYTHONPATH": os.environ.get("PYTHONPATH", ""), **env},
                                        cwd=str(tmp))
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -91,7 +93,9 @@ def call_tools(tmp: Path, env: dict[str, str], calls: list[tuple[str, dict[str, 
     async def run() -> list[Any]:
         params = StdioServerParameters(command=str(GROUNDSEARCH), args=["--config", str(tmp / "groundsearch.toml"),
                                                                          "--data-dir", str(tmp / "data"), "mcp"],
-                                       env={"PATH": os.environ.get("PATH", ""), "GROUNDSEARCH_EMBEDDER": "hash", **env},
+                                       env={"PATH": os.environ.get("PATH", ""), "GROUNDSEARCH_EMBEDDER": "hash",
+                                            # the code under test: a worktree's, not the installed one
+                                            "PYTHONPATH": os.environ.get("PYTHONPATH", ""), **env},
                                        cwd=str(tmp))
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -132,3 +136,17 @@ def test_mcp_chat_and_feedback_stay_in_the_tools_tenant(kb: tuple[Path, dict[str
                 history(engine, mine, tenant=tenant, owner=owner)
         assert len(history(engine, theirs["conversation_id"], tenant="globex", owner="globexkey01")["turns"]) == 1
         assert engine.feedback_stats("globex", [ids["globex"]]) == {}
+
+
+def test_attack_similar_to_pages_end_where_the_http_route_ends(kb: tuple[Path, dict[str, str]]) -> None:
+    """``/api/items/{id}/similar`` reaches at most 100 neighbours; the MCP tool paged ``similar_to`` up to offset
+    10,000, so one call (a model can be talked into it by a retrieved page) asked the store for 40,204 vector
+    candidates and read each candidate's vectors: 0.35 s instead of 0.005 s on a 3,000-item store, growing with
+    it. Past 100 is now a tool error naming the bound; within it paging is unchanged."""
+    tmp, ids = kb
+    deep, edge, within = call(tmp, {}, [], [{"similar_to": ids[""], "offset": 10_000},
+                                            {"similar_to": ids[""], "offset": 95, "limit": 10},
+                                            {"similar_to": ids[""], "offset": 90, "limit": 10}])
+    for refused in (deep, edge):
+        assert refused.is_error and "100" in refused.content[0].text, refused.content[0].text
+    assert not within.is_error, within.content[0].text

@@ -32,6 +32,9 @@ __all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdi
 
 MARKDOWN_MAX_CHARS = 10_000
 MAX_LIMIT = 50
+# as far as /api/items/{id}/similar reaches: each neighbour asked for costs 4 vector candidates and a read of each
+# candidate's vectors, so offset 10,000 was 0.35 s a call on a 3,000-item store (0.005 s for the first page)
+SIMILAR_MAX = 100
 Kind = Literal["chunks", "documents", "records"]
 
 
@@ -115,6 +118,9 @@ def find(engine: Engine, *, query: str | None, similar_to: str | None, kind: Kin
     limit = max(1, min(MAX_LIMIT, limit))
     common = dict(query=query, similar_to=similar_to, kind=kind, offset=offset, limit=limit)
     if similar_to:
+        if offset + limit > SIMILAR_MAX:
+            raise InvalidInput(f"similar_to pages reach the {SIMILAR_MAX} nearest items at most: offset + limit "
+                               f"must be at most {SIMILAR_MAX}", details={"field": "offset", "max": SIMILAR_MAX})
         f = build_filter(engine.settings.collections, collections=_collections_of(engine.settings, kind, collections),
                          filters=filters, tenant=tenant)
         hits = engine.similar(similar_to, limit=offset + limit + 1, filter=f)
