@@ -44,11 +44,11 @@ def test_attack_path_tricks_in_conversation_ids_are_400_or_404(server: Server, c
         assert c.delete(f"/api/chat/{cid}").status_code in (400, 404)
 
 
-@pytest.mark.parametrize("cid", ["bounds-2\n", "bounds-2\r\n", "bounds-2\t", " bounds-2", "bounds-2 ", "a" * 65,
-                                 "x y", "ä", "bounds\x002"])
+@pytest.mark.parametrize("cid", ["bounds-2\n", "bounds-2\r\n", "bounds-2\t", " bounds-2", "bounds-2 ",
+                                 "a" * 65, "x y", "ä", "bounds\x002"])
 def test_attack_conversation_ids_are_validated_exactly_at_the_boundary(server: Server, cid: str) -> None:
-    """An id the router matches but the rule refuses is a 400 naming the field, in the path as in the body, and in the body it is
-    refused rather than trimmed into another id. Before session 13 the check was ``re.match`` with ``$``, which
+    """An id the router matches but the rule refuses is a 400 naming the field, in the path as in the body, and
+    in the body it is refused rather than trimmed into another id. Before session 13 the check was ``re.match`` with ``$``, which
     also matches before a final newline: ``GET /api/chat/bounds-2%0A`` was looked up (a 404, a store read) instead
     of refused, and the body trimmed ``" bounds-2"`` into ``bounds-2`` and continued that conversation."""
     with server.client(server.key("viewer", "bounds")) as c:

@@ -9,6 +9,8 @@ and local mode get everything.
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import Server, upload
 
 PRIVATE = {"items", "chunks", "vectors_pending", "background_embedding", "embedder", "llm", "backend"}
@@ -34,7 +36,8 @@ def test_attack_health_tells_an_outsider_nothing_of_the_tenants_data(server: Ser
     assert full["items"] >= 1 and "chunks" in full  # the operator, the control: the counts are there
 
 
-def test_attack_an_anonymous_health_probe_reads_no_store_counts(server: Server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_attack_an_anonymous_health_probe_reads_no_store_counts(server: Server,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Health is open without a key and spends no budget (a load balancer probes it), but it ran the store-wide
     counts (items, chunks, waiting vectors: four ``count(*)`` over whole tables on Postgres) for every caller and
     then dropped them for all but the operator, so anyone on the network could make the server count every table
@@ -43,7 +46,8 @@ def test_attack_an_anonymous_health_probe_reads_no_store_counts(server: Server, 
     store = server.engine.store
     for name in ("count", "count_chunks", "count_pending_vectors"):
         real = getattr(store, name)
-        monkeypatch.setattr(store, name, lambda *a, _real=real, _name=name, **kw: counted.append(_name) or _real(*a, **kw))
+        monkeypatch.setattr(store, name,
+                            lambda *a, _real=real, _name=name, **kw: counted.append(_name) or _real(*a, **kw))
     for c in (server.client(None), server.client("gs_000000000000_not-a-key"),
               server.client(server.key("admin", "health-c"))):
         assert all(c.get("/api/search/health").status_code == 200 for _ in range(5))
