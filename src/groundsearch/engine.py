@@ -367,7 +367,8 @@ class Engine:
         the caller's tenant's and showed ``item_id`` (so nobody marks what they were never shown). The mark is
         ``owner``'s (the HTTP key's id; ``''`` for every-tenant callers): another owner's mark is never replaced."""
         store = self._telemetry_for("feedback")
-        shown = store.request_results(caller_scope(tenant), request_id)
+        # Postgres text cannot hold U+0000 (the driver raises: a 500), and no id this server makes holds one
+        shown = None if "\x00" in request_id else store.request_results(caller_scope(tenant), request_id)
         if shown is None:
             raise NotFound(f"no request with id {request_id!r}", details={"request_id": request_id})
         if item_id not in shown:
@@ -376,7 +377,8 @@ class Engine:
         return store.put_feedback(caller_scope(tenant), request_id, item_id, useful, owner=owner)
 
     def remove_feedback(self, feedback_id: str, *, tenant: str | None = None, owner: str = "") -> None:
-        if not self._telemetry_for("feedback").delete_feedback(caller_scope(tenant), feedback_id, owner=owner):
+        if "\x00" in feedback_id or not self._telemetry_for("feedback").delete_feedback(
+                caller_scope(tenant), feedback_id, owner=owner):  # a NUL: as in add_feedback
             raise NotFound(f"no feedback with id {feedback_id!r}", details={"id": feedback_id})
 
     def forget_feedback_owner(self, tenant: str, owner: str) -> int:
