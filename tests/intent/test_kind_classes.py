@@ -198,9 +198,9 @@ def test_the_shipped_kind_model_was_fitted_on_the_training_files_as_they_are():
 def test_the_next_blind_split_is_never_a_kind_training_file():
     from groundsearch.query.intent.kind_model import training_files
 
-    assert not any("heldout18" in f or "heldout19" in f for f in training_files())
-    # learning splits from session 12
-    assert {"intents-heldout16.jsonl", "intents-heldout17.jsonl"} <= set(training_files())
+    assert not any("heldout20" in f or "heldout21" in f for f in training_files())
+    # learning splits from session 13
+    assert {"intents-heldout18.jsonl", "intents-heldout19.jsonl"} <= set(training_files())
 
 
 @pytest.mark.slow
