@@ -368,6 +368,9 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         # "something I can sort and paste into a sheet")
         "per row", "row by row", "in columns", "into columns", "paste into a sheet", "paste it into a sheet",
         "paste them into a sheet", "into a sheet", "reference sheet", "sort and paste",
+        # each row named for what it holds ("so that each row is a paper", "set out one per row", "compared
+        # attribute by attribute")
+        "each row is", "one per row", "attribute by attribute",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
@@ -386,6 +389,10 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         # "map the landscape")
         "worked with whom", "works with whom", "talk to which", "talks to which", "integrate with which",
         "integrates with which", "map the landscape", "map of the landscape",
+        # the web named loosely ("I want to see the dependency web", "like a web thing", "nodes and arrows kind of
+        # thing", "tied together through shared authors", "which SDKs are built on top of which")
+        "dependency web", "web thing", "tied together", "tied to which", "nodes and arrows",
+        "built on top of which", "cite which",
     ),
     "timeline": ("date order", "in order of date", "chronolog", "by date", "in sequence", "history of",
                  # oldest-to-newest described ("the first one at the start and the newest one at the end")
@@ -406,11 +413,19 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
                  "in order with dates", "in order w/ dates", "in order with timestamps", "dated point",
                  "dated milestones", "along the time", "start to finish", "del primero al ultimo",
                  "dans l'ordre ou", "in der reihenfolge", "na ordem em que", "nell'ordine in cui",
-                 "in de volgorde waarin"),
+                 "in de volgorde waarin",
+                 # dated steps told as a story ("milestone by milestone, each one dated", "along a dated line",
+                 # "from the very first one to the latest, with the dates along the way")
+                 "milestone by milestone", "each one dated", "dated line", "from the very first",
+                 "dates along the way", "key milestones"),
     "chart": ("as dots", "a dot", "dots for", "color coded", "colour coded", "colour grid", "color grid", "visual",
               "draw", "x axis", "y axis", "x =", "on the x", "on x",
               # a picture of counts ("a picture of the monthly counts over time", "like a picture i can glance at")
-              "a picture of", "as a picture", "like a picture", "a picture i can", "a picture that"),
+              "a picture of", "as a picture", "like a picture", "a picture i can", "a picture that",
+              # one image asked for, or something to eyeball ("so I can see it in one picture", "in a single image",
+              # "a picture would help", "something we can eyeball trends on", "each with a length showing …")
+              "a picture would", "in one picture", "single picture", "single image", "in one image",
+              "eyeball trends", "eyeball the trend", "a length showing", "share of the whole"),
 }
 
 # Real words one edit from a format word, never read as its typo ("stable releases", "groundsearch chat").

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...types import Complexity, Format, Intent, RetrievalPattern
-from .directives import Directive, TypoMemo, own_lines, read_directive
+from .directives import Directive, TypoMemo, own_words, read_directive
 
 __all__ = ["RECENT_DAYS", "DomainVocab", "RuleResult", "classify_rules", "rule_confidence"]
 
@@ -220,7 +220,8 @@ def classify_rules(query: str, vocab: DomainVocab, memo: TypoMemo | None = None)
     """Tier 1. Pure: the same query and vocabulary always give the same result (``memo``: typo readings kept
     for one caller scope, see :data:`.directives.TypoMemo`)."""
     # a pasted mail's quoted lines and headers go before the newlines do: they are others' words
-    text = " ".join(own_lines(query).split())
+    # (and a greeting or signature: "Kind regards, / Head of Charts & Tables" is no wish)
+    text = " ".join(own_words(query).split())
     directive = read_directive(text, memo)
     # A request with no format word at all is no cue for the routing confidence, as before directives.
     fmt, subtype, fmt_cue = directive.format, directive.chart_subtype, directive.sure and directive.evidence != "none"
