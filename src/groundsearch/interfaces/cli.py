@@ -762,7 +762,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, require_keys: 
 @click.pass_context
 @handles_errors
 def mcp(ctx: click.Context, tenant: str | None, all_tenants: bool) -> None:
-    """Serve the MCP `find` tool over stdio (for MCP clients such as desktop assistants), scoped to one tenant."""
+    """Serve the MCP `find`, `feedback` and `chat` tools over stdio (for MCP clients such as desktop assistants),
+    scoped to one tenant."""
     from .mcp_server import run_stdio, tenant_scope
 
     settings = settings_from(ctx)
