@@ -189,20 +189,26 @@ def standing(query: str, decision: FormatDecision) -> ChartSubtype | None:
     a count ("rank them visually", "biggest first", "a horizontal bar chart ranking X by Y"): the ranked bar. The
     classifier read these as plain bars, and as lines where the ranking was of a year's releases (heldout16/17
     misses); it is no better than its neighbours at telling an ordering from a count. Where no kind is named: a
-    chart asked for "as a line" is a line, and the house's bars of what part of a whole each category is a pie."""
+    kind's name in a script tier 1 does not read is that kind (:func:`kinds.unread_named`), a chart asked for "as
+    a line" is a line, and the house's bars (or pie) of what part of a whole each category is a pie."""
     if decision.format != "chart" or decision.tier == "llm":
         return None
     folded = fold(query)
-    if decision.chart_requested is None and kinds.as_line(folded):
+    unnamed = decision.chart_requested is None
+    if unnamed and (named := kinds.unread_named(folded, fold)) is not None:
+        return named  # "គំនូសតាងរង្វង់" (Khmer, a pie): a kind's name in a script tier 1 does not read
+    if unnamed and kinds.as_line(folded):
         return "line"  # "show it as a line over time instead": the line is named without a chart word
-    if decision.chart_subtype not in ("bar", "ranked-bar"):
+    if decision.chart_subtype not in ("bar", "ranked-bar", "pie"):
         return None
-    if decision.chart_subtype == "ranked-bar" and decision.chart_requested is not None:
-        return None  # a ranked bar named or described stands by :func:`among` already
-    if kinds.ranks(folded):
+    if decision.chart_subtype != "bar" and not unnamed:
+        return None  # a ranked bar or pie named or described stands by :func:`among` already
+    if decision.chart_subtype != "pie" and kinds.ranks(folded):
         return "ranked-bar"
-    if decision.chart_requested is None and kinds.shares(folded):
-        return "pie"  # "what fraction of releases each registry accounts for": the part of a whole each is
+    if unnamed and kinds.shares(folded):
+        # "what fraction of releases each registry accounts for", "which venues took the biggest share of the
+        # whole": the part of a whole each is, where the house convention said bars or already a pie
+        return "pie"
     return None
 
 

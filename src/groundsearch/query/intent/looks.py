@@ -57,6 +57,10 @@ _TIME_AXIS = (r"time ?axis\b", r"timeline\b", r"calendar\b", r"eje (?:temporal|d
               r"asse (?:temporale|del tempo)\b", r"eixo (?:do tempo|temporal)\b", r"linha do tempo\b", r"tijdas\b",
               r"tijdlijn\b", "时间轴", "时间线", "時間軸")
 _HORIZONTAL = (r"horizonta\w*", r"waagerecht\w*", r"orizzontal\w*", "水平", "横")
+# spans drawn instead of bars: "the stretch from its arXiv date to its conference date, drawn as horizontal spans
+# across a calendar"
+_SPANS = (r"spans?\b", r"stretch(?:es)?\b", r"intervals?\b", r"intervalos?\b", r"intervalles?\b", r"intervalli\b",
+          r"zeitspannen?\b", r"tijdspannes?\b", "区间", "期間の帯")
 _DURATION = (r"durations?\b", r"how long each\b", r"duracion\b", r"duree\b", r"dauer\b", r"durata\b", r"duracao\b",
              r"duur\b", "持续时间", "期間")
 _CIRCLES = (r"bubbles?\b", r"circles?\b", r"discs?\b", r"dots?\b", r"balls?\b", r"blobs?\b", r"burbuja\w*",
@@ -243,6 +247,7 @@ LOOKS: tuple[tuple[str, bool, tuple[tuple[str, ...], ...]], ...] = (
     ("waterfall", True, (_FLOATING,)),  # before the Gantt bar's start and end: it starts where another ended
     ("gantt", True, (BARS, _STARTED, _ENDED, _EACH)),
     ("gantt", True, (BARS, _TIME_AXIS, _HORIZONTAL)),
+    ("gantt", True, (_SPANS, _TIME_AXIS, _HORIZONTAL)),
     ("gantt", True, (BARS, _DURATION)),
     ("pie", False, (_ONE_CIRCLE, _CUT_IN_PARTS)),  # before the sized circles of a bubble chart
     ("venn", False, (_CIRCLES, _OVERLAP)),
