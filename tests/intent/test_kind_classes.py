@@ -198,9 +198,9 @@ def test_the_shipped_kind_model_was_fitted_on_the_training_files_as_they_are():
 def test_the_next_blind_split_is_never_a_kind_training_file():
     from groundsearch.query.intent.kind_model import training_files
 
-    assert not any("heldout20" in f or "heldout21" in f for f in training_files())
-    # learning splits from session 13
-    assert {"intents-heldout18.jsonl", "intents-heldout19.jsonl"} <= set(training_files())
+    assert not any("heldout22" in f or "heldout23" in f for f in training_files())
+    # learning splits from session 15
+    assert {"intents-heldout20.jsonl", "intents-heldout21.jsonl"} <= set(training_files())
 
 
 @pytest.mark.slow

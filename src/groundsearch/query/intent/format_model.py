@@ -164,9 +164,9 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
     return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
 
 
-# The labelled files the classifier learns from. The next blind splits (heldout20, heldout21) must never be here:
-# they are kept unread for one final blind measurement (heldout18 and heldout19 were, until they were measured
-# blind at the end of session 12 on 8733119).
+# The labelled files the classifier learns from. The next blind splits (heldout22, heldout23) must never be here:
+# they are kept unread for one final blind measurement (heldout20 and heldout21 were, until they were measured
+# blind in session 13 on a327510).
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
                                    "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl",
@@ -175,7 +175,8 @@ TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intent
                                    "intents-heldout13.jsonl", "intents-heldout14.jsonl",
                                    "intents-heldout15.jsonl", "intents-heldout16.jsonl",
                                    "intents-heldout17.jsonl", "intents-heldout18.jsonl",
-                                   "intents-heldout19.jsonl")
+                                   "intents-heldout19.jsonl", "intents-heldout20.jsonl",
+                                   "intents-heldout21.jsonl")
 
 
 def training_files() -> tuple[str, ...]:
