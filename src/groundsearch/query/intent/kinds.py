@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from ...types import ChartSubtype
 from . import looks
+from .unread_words import UNREAD_KIND_NAMES
 
 __all__ = ["as_asked", "as_line", "described", "katakana_kinds", "named", "open_compound", "open_kind_start", "ranks",
            "shares", "unread_named"]
@@ -301,44 +302,15 @@ def shares(folded: str) -> bool:
     return bool(_SHARES.search(folded)) and not _TIME_AXIS.search(folded)
 
 
-# Bar, pie and line names in languages whose script tier 1 matches no word of (Gujarati, Gurmukhi, Tamil, Telugu,
-# Kannada, Malayalam, Sinhala, Khmer, Lao, Burmese, Amharic, Georgian, Armenian, Vietnamese) or whose kind names
-# the lexicon lacks (Mongolian, Kyrgyz, Tajik, Bulgarian, Serbian, Belarusian, Malay). There the format classifier
-# sees that a chart is asked, and the kind classifier guessed which: a Khmer pie became bars, a Lao bar chart a pie
-# (heldout19). Each surface is a kind's name and means nothing else; matched as substrings with zero-width joiners
-# dropped (Sinhala writes "ප්‍ර" with one, or not).
-_UNREAD_NAMES: dict[ChartSubtype, tuple[str, ...]] = {
-    "bar": ("બાર ચાર્ટ", "બાર ગ્રાફ", "સ્તંભ આલેખ", "ਬਾਰ ਚਾਰਟ", "ਬਾਰ ਗ੍ਰਾਫ", "பட்டை வரைபட", "பார் சார்ட்",
-            "பட்டை விளக்கப்பட", "బార్ చార్ట్", "బార్ గ్రాఫ్", "ಬಾರ್ ಚಾರ್ಟ್", "ಬಾರ್ ಗ್ರಾಫ್", "ബാർ ചാർട്ട്", "ബാർ ഗ്രാഫ്",
-            "තීරු ප්‍රස්ථාර", "බාර් ප්‍රස්ථාර", "බාර් චාට්", "គំនូសតាងរបារ", "គំនូសតាងសសរ",
-            "ແຜນພູມແທ່ງ", "ກຣາຟແທ່ງ", "ဘားဂရပ်", "ဘားချတ်", "ဘားဇယား", "የአምድ ገበታ", "የባር ገበታ", "ባር ቻርት",
-            "სვეტოვანი დიაგრამ", "ზოლოვანი დიაგრამ", "სვეტური დიაგრამ", "սյունակային դիագրամ", "գոտիական դիագրամ",
-            "biểu đồ cột", "biểu đồ thanh", "баганан диаграм", "багана диаграм", "баганат диаграм",
-            "тилкелүү диаграмма", "мамычалуу диаграмма", "диаграммаи сутунӣ", "стълбовидна диаграм",
-            "стълбова диаграм", "стубичаст", "слупкав"),
-    "pie": ("પાઇ ચાર્ટ", "પાઈ ચાર્ટ", "વર્તુળ આલેખ", "ਪਾਈ ਚਾਰਟ", "வட்ட வரைபட", "பை சார்ட்", "வட்ட விளக்கப்பட",
-            "పై చార్ట్", "వృత్త చిత్ర", "ಪೈ ಚಾರ್ಟ್", "ವೃತ್ತ ಚಿತ್ರ", "പൈ ചാർട്ട്", "വൃത്ത ചിത്ര", "වට ප්‍රස්ථාර",
-            "පයි ප්‍රස්ථාර", "පයි චාට්", "គំនូសតាងចំណិត", "គំនូសតាងរង្វង់", "គំនូសតាងនំ", "ແຜນພູມວົງມົນ",
-            "ແຜນພູມວົງກົມ", "ပိုင်ချတ်", "ပိုင်ဂရပ်", "စက်ဝိုင်းပုံ", "የፓይ ገበታ", "ፓይ ቻርት", "ክብ ገበታ",
-            "წრიული დიაგრამ", "ტორტის დიაგრამ", "շրջանաձև դիագրամ", "կարկանդակային դիագրամ", "biểu đồ tròn",
-            "дугуй диаграм", "бялуу диаграм", "тегерек диаграмма", "диаграммаи доиравӣ", "кръгова диаграм",
-            "кружни графикон", "тортни графикон", "кругав"),
-    "line": ("લાઇન ચાર્ટ", "લાઈન ચાર્ટ", "રેખા આલેખ", "રેખાચિત્ર", "ਲਾਈਨ ਚਾਰਟ", "ਲਾਈਨ ਗ੍ਰਾਫ", "ਰੇਖਾ ਚਿੱਤਰ",
-             "கோட்டு வரைபட", "வரி வரைபட", "லைன் சார்ட்", "లైన్ చార్ట్", "లైన్ గ్రాఫ్", "రేఖా చిత్ర", "ಲೈನ್ ಚಾರ್ಟ್",
-             "ರೇಖಾ ಚಿತ್ರ", "ലൈൻ ചാർട്ട്", "ലൈൻ ഗ്രാഫ്", "രേഖാചിത്ര", "රේඛා ප්‍රස්ථාර", "රේඛීය ප්‍රස්ථාර",
-             "គំនូសតាងបន្ទាត់", "គំនូសតាងខ្សែ", "ແຜນພູມເສັ້ນ", "ກຣາຟເສັ້ນ", "လိုင်းဂရပ်", "မျဉ်းဂရပ်",
-             "မျဉ်းကြောင်းဂရပ်", "လိုင်းချတ်", "የመስመር ገበታ", "መስመር ግራፍ", "ላይን ቻርት", "ხაზოვანი დიაგრამ",
-             "ხაზოვანი გრაფიკ", "წრფივი დიაგრამ", "գծային դիագրամ", "գծային գրաֆիկ", "biểu đồ đường",
-             "шугаман диаграм", "шугаман график", "сызыктуу диаграмма", "сызыктуу график", "диаграммаи хаттӣ",
-             "графики хаттӣ", "линейна диаграм", "линијски графикон", "лінейная дыяграм", "carta garis", "graf garis"),
-}
+# Bar, pie and line named in a script tier 1 reads no kind names of: ``unread_words.UNREAD_KIND_NAMES``, matched
+# as substrings with zero-width joiners dropped (Sinhala writes "ප්‍ර" with one, or not).
 _JOINERS = str.maketrans("", "", "\u200c\u200d")
 
 
 @lru_cache(maxsize=2)
 def _unread_names(fold: Callable[[str], str]) -> tuple[tuple[ChartSubtype, re.Pattern[str]], ...]:
     return tuple((kind, re.compile("|".join(re.escape(fold(n).translate(_JOINERS)) for n in names)))
-                 for kind, names in _UNREAD_NAMES.items())
+                 for kind, names in UNREAD_KIND_NAMES.items())
 
 
 def unread_named(folded: str, fold: Callable[[str], str]) -> ChartSubtype | None:
