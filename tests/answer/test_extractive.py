@@ -8,7 +8,7 @@ from groundsearch.answer.answer_type import answer_spans, choices, expected_type
 from groundsearch.answer.audit import audit
 from groundsearch.answer.extractive import ANSWER_PREFIX, CONFLICT_PREFIX, NO_ANSWER, answer
 from groundsearch.answer.sentence_vectors import SentenceVectors, sentence_vectors_for
-from groundsearch.answer.sentences import is_prose, split_sentences
+from groundsearch.answer.sentences import is_prose, quotable, split_sentences
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.types import Chunk, EvidenceHit, Item, LegScore
 
@@ -358,6 +358,29 @@ def test_a_short_sentence_with_semicolons_and_a_long_one_without_stay_whole() ->
     long_without = "The engine " + "reads and ranks and fuses " * 30 + "every page."
     assert split_sentences(long_without) == [long_without]
     assert not is_prose(long_without)
+
+
+def test_a_chunk_that_begins_inside_a_table_row_quotes_nothing_of_that_row() -> None:
+    # the README's CLI table: a long row is packed into several chunks, and the one cut from its middle has no
+    # "|" in it ("Incremental and idempotent ... A bad file is reported with its reason and skipped; nothing of
+    # it is written.") — its sentences were quoted as prose, and where the cuts fall moves with the row's length
+    row = ("| `ingest PATH` | ingest files and folders. The text is written first, so items are keyword-searchable "
+           "at once. Unchanged files are skipped and changed files replace their chunks. A bad file is reported "
+           "with its reason and skipped; nothing of it is written. Exit code 1 if any file failed |")
+    after = "The keyword index is stored in tantivy, next to the SQLite database that holds the text."
+    text = f"## CLI\n\n| command | what it does |\n|---|---|\n{row}\n\n{after}\n"
+    cut = text.index("Unchanged files")
+    item = Item(id="docs:readme", collection="docs", title="README", text=text)
+    head = Chunk(id="docs:readme#0", item_id=item.id, position=0, text=text[:cut].strip(), heading_path=("CLI",))
+    middle = Chunk(id="docs:readme#1", item_id=item.id, position=1, text=text[cut:].strip(), heading_path=("CLI",))
+    assert quotable(item, head) == []
+    assert quotable(item, middle) == [after]  # the row's tail is no sentence; the paragraph after it still is
+    # a chunk cut inside a paragraph keeps its sentences as they were
+    prose = "First sentence of a paragraph here. The second sentence of the same paragraph follows it."
+    item2 = Item(id="docs:p", collection="docs", title="P", text=prose)
+    at = prose.index("The second")
+    chunk2 = Chunk(id="docs:p#1", item_id=item2.id, position=1, text=prose[at:])
+    assert quotable(item2, chunk2) == [prose[at:]]
 
 
 def test_a_flattened_table_with_a_semicolon_is_not_cut_into_a_quotable_first_clause() -> None:

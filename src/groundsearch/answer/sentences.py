@@ -204,14 +204,30 @@ def is_prose(sentence: str, *, not_equal_to: Iterable[str] = ()) -> bool:
     return not any(body == t.rstrip(".!?… ").casefold() for t in not_equal_to if t)
 
 
+def _line_head(item: Item, chunk: Chunk) -> str:
+    """What of its first line a chunk cut mid-line leaves in the chunk before it, when that line is a table
+    row, quote, heading or code line (:data:`_NOT_PROSE_BLOCK`); "" otherwise. A long Markdown table row is
+    packed into several chunks (the README's CLI table: the ``ingest`` row's middle third is a chunk of
+    its own, with no ``|`` in it), and what follows the cut would read as a paragraph."""
+    if chunk.position == 0 or not item.text or item.text.startswith(chunk.text):
+        return ""
+    at = item.text.find(chunk.text)
+    if at <= 0:
+        return ""
+    head = item.text[item.text.rfind("\n", 0, at) + 1:at]
+    return head if head.strip() and _NOT_PROSE_BLOCK.match(head) else ""
+
+
 def quotable(item: Item, chunk: Chunk) -> list[str]:
     """The sentences of ``chunk`` an extractive answer may quote, in order: prose only, and a record's
-    summary prefixed by its title (on its own it says nothing of whose it is). The same list at ingest
-    (the stored sentence vectors) and at answer time, so a stored vector is found by its text."""
+    summary prefixed by its title (on its own it says nothing of whose it is). A chunk that begins inside
+    a table row (or another non-prose line) of its item reads that line as what it is (:func:`_line_head`).
+    The same list at ingest (the stored sentence vectors) and at answer time, so a stored vector is found
+    by its text."""
     titles = (item.title, *chunk.heading_path)
     record = bool(item.fields) and not chunk.heading_path
     out = []
-    for s in split_sentences(chunk.text):
+    for s in split_sentences(_line_head(item, chunk) + chunk.text):
         if not is_prose(s, not_equal_to=titles):
             continue
         if record and item.title and item.title not in s and not item.id.endswith(item.title):
