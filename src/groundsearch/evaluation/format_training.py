@@ -41,10 +41,10 @@ import numpy as np
 
 from ..query.intent.directives import read_directive
 from ..query.intent.format_model import (
-    FORMATS, Calibration, FormatClassifier, bins, blind_requests, fit, load_calibration, restrict, training_files,
+    FORMATS, Calibration, FormatClassifier, bins, blind_requests, examples, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, contrasted, may_replace, widened
+from ..query.intent.format_step import FormatStep, contrasted, may_replace, refused, widened
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -78,7 +78,8 @@ def load_splits(names: Sequence[str] | None = None) -> dict[str, list[dict[str, 
 
 
 def _prototypes() -> list[dict[str, Any]]:
-    return _jsonl((resources.files("groundsearch.query.intent") / "prototypes.jsonl").read_text("utf-8"))
+    """The prototypes and the format classifier's example rows: in every fold's training, as in the shipped fit."""
+    return _jsonl((resources.files("groundsearch.query.intent") / "prototypes.jsonl").read_text("utf-8")) + examples()
 
 
 def blind_tier1() -> list[dict[str, Any]]:
@@ -133,7 +134,7 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
             alone.append((FORMATS[int(np.argmax(p))], None))
             report["rows"].append({"split": held, "query": r["query"], "format": r["format"],
                                    "evidence": d.evidence, "sure": d.sure, "rules": d.format, "framed": d.framed,
-                                   "contrasted": contrasted(d),
+                                   "contrasted": contrasted(d), "refused": sorted(refused(d)),
                                    "question": d.question,
                                    "candidates": list(d.candidates), "cascade": decision.format,
                                    "p": [round(float(x), 4) for x in p]})
@@ -142,21 +143,23 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
     return report
 
 
-def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False) -> bool:
+def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False,
+               no: Sequence[str] = ()) -> bool:
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
-    question with no format word, which the classifier never overrules)."""
+    question with no format word, which the classifier never overrules; ``no``: the formats the request refuses,
+    today's reading, which the classifier never restores)."""
     fmt = FORMATS[int(np.argmax(p))]
     return (fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
-            and may_replace(rules, fmt))
+            and may_replace(rules, fmt) and fmt not in no)
 
 
 def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool]]) -> dict[str, dict[float, list[int]]]:
     """Per tier-1 case and threshold: [classifier right, tier 1 right] where a sure tier 1 was contradicted."""
     out: dict[str, dict[float, list[int]]] = defaultdict(lambda: {t: [0, 0] for t in THRESHOLDS})
-    for evidence, rules, gold, p, contrast, asks in readings:
+    for evidence, rules, gold, p, contrast, asks, no in readings:
         fmt, counts = FORMATS[int(np.argmax(p))], out[evidence]  # a case is listed even if never contradicted
         for t in THRESHOLDS:
-            if _overrules(rules, p, t, contrast, asks):
+            if _overrules(rules, p, t, contrast, asks, no):
                 counts[t][0] += fmt == gold
                 counts[t][1] += rules == gold
     return out
@@ -407,7 +410,7 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
     for b in blind_tier1():
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
-                    "contrasted": row["contrasted"], "question": row["question"],
+                    "contrasted": row["contrasted"], "refused": row.get("refused", ()), "question": row["question"],
                     "asks": b["evidence"] == "none" and row["question"]})
     return out
 
@@ -415,10 +418,11 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
 def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: str | None
                    ) -> list[tuple[str, str, str, np.ndarray, bool, bool]]:
     """What ``calibrate`` chooses overrides from, less the split ``leave`` (its blind and its in-sample rows)."""
-    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"]) for b in blind
+    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"], b.get("refused", ())) for b in blind
            if b["sure"] and b["split"] != leave]
     out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["contrasted"],
-             r["evidence"] == "none" and r["question"]) for r in report["rows"] if r["sure"] and r["split"] != leave]
+             r["evidence"] == "none" and r["question"], r.get("refused", ())) for r in report["rows"]
+            if r["sure"] and r["split"] != leave]
     return out
 
 
@@ -441,7 +445,8 @@ def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread:
     if not sure:
         fmt, _ = restrict(p, widened(tuple(candidates), b.get("question", False)))
         subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
-    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["contrasted"], b["asks"]):
+    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["contrasted"], b["asks"],
+                                                   b.get("refused", ())):
         fmt, subtype, tier = FORMATS[int(np.argmax(p))], None, "classifier"
     if fmt == "chart" and subtype is None:
         subtype = subtype_from_cues(fold(b["query"]))

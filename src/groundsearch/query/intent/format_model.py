@@ -32,7 +32,7 @@ from ...errors import ConfigError, ModelError
 from ...models.base import Embedder
 from ...types import Format
 
-__all__ = ["FORMATS", "Calibration", "FormatClassifier", "TRAINING_FILES", "blind_requests", "fit",
+__all__ = ["EXAMPLES", "FORMATS", "Calibration", "FormatClassifier", "TRAINING_FILES", "blind_requests", "examples", "fit",
            "load_calibration", "train", "training_files", "training_rows"]
 
 FORMATS: tuple[Format, ...] = get_args(Format)
@@ -179,8 +179,21 @@ TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intent
                                    "intents-heldout21.jsonl")
 
 
+# Example rows the format classifier learns from beside the splits and the prototypes: requests written for a class
+# of reading tier 1 was given a rule for (a table's shape after "in a", a retraction, a shape word transliterated into
+# an Indic script, an SMS abbreviation), so the classifier, which overrules a sure tier 1 in some cases and decides
+# where it is unsure, has seen the class too. Never a split's row; the kind model does not read them.
+EXAMPLES = "format_examples.jsonl"
+
+
 def training_files() -> tuple[str, ...]:
     return TRAINING_FILES
+
+
+def examples() -> list[dict[str, Any]]:
+    """The format classifier's example rows (``EXAMPLES``)."""
+    text = (resources.files(_PKG) / EXAMPLES).read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def blind_requests() -> frozenset[str]:
@@ -196,11 +209,11 @@ def blind_requests() -> frozenset[str]:
 
 
 def training_rows() -> list[dict[str, Any]]:
-    """Every row of the training files and the prototypes, each request once (a file's first reading wins), less
+    """Every row of the training files, the prototypes and the examples, each request once (a file's first reading wins), less
     any request a blind split also holds."""
     base = resources.files("groundsearch.evaluation") / "data"
     texts = [(base / name).read_text("utf-8") for name in TRAINING_FILES]
-    texts.append((resources.files(_PKG) / "prototypes.jsonl").read_text("utf-8"))
+    texts += [(resources.files(_PKG) / n).read_text("utf-8") for n in ("prototypes.jsonl", EXAMPLES)]
     rows, seen = [], set(blind_requests())
     for text in texts:
         for line in text.splitlines():
@@ -213,11 +226,11 @@ def training_rows() -> list[dict[str, Any]]:
 
 
 def training_sha256() -> str:
-    """One digest over the training files and prototypes, in order: what calibration.json records."""
+    """One digest over the training files, prototypes and examples, in order: what calibration.json records."""
     import hashlib
 
     h = hashlib.sha256()
     base = resources.files("groundsearch.evaluation") / "data"
-    for res in [base / n for n in TRAINING_FILES] + [resources.files(_PKG) / "prototypes.jsonl"]:
+    for res in [base / n for n in TRAINING_FILES] + [resources.files(_PKG) / n for n in ("prototypes.jsonl", EXAMPLES)]:
         h.update(res.read_bytes())
     return h.hexdigest()

@@ -55,9 +55,13 @@ class LazyModel(Generic[M]):
 
 
 def refused(directive: Directive) -> frozenset[str]:
-    """The formats the request refuses by name ("don't draw a network — a table", "skip the chart")."""
+    """The formats the request refuses by name ("don't draw a network — a table", "skip the chart"), and, where
+    tier 1 read a refusal of every shape named, each of them: a shape taken back ("a pie chart — actually no, just
+    a list", "a network of the co-authors — no wait, scrap that"), refused by pronoun or conceded is refused too,
+    so a classifier that reads the shape's words, not the retraction, never puts it back."""
+    every = directive.format == "default" and directive.evidence == "refused"
     return frozenset("chart" if t.kind.startswith("chart") else t.kind for t in directive.terms
-                     if t.frame == "refused" and t.kind != "mention")
+                     if (t.frame == "refused" or every and t.frame in ("used", "as", "bare")) and t.kind != "mention")
 
 
 # "graph" names a chart and a network alike, and so do "draw the links between …" and "grafo": the one pair of shapes
