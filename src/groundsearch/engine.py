@@ -449,9 +449,14 @@ class Engine:
         }
 
     def preview(self, prefix: str, *, limit: int = 8, tenant: str | None = None) -> list[PreviewHit]:
-        prefix = prefix.strip()
-        if not prefix:
+        """Typeahead on titles. Nothing typed yet is no hits; anything else is validated as search validates its
+        query (``validate_query``: ``InvalidQuery`` for a NUL or over-long text), then its first 200 characters
+        are matched."""
+        from .query.filters import validate_query
+
+        if not prefix.strip():
             return []
+        prefix = validate_query(prefix)
         return self.store.preview(prefix[:200], SearchFilter(tenant=tenant), max(1, min(limit, 20)))
 
 
