@@ -25,6 +25,7 @@ from ..orchestrate import fold
 from ..query.graph import SYNONYM_COSINE
 from ..types import Event, SearchFilter, SearchRequest
 from .config import Assistant
+from .redaction import constraints_from_sources  # the auditor's constraint set, shared with the redaction
 from .signals import retrieval_query, update_signals
 
 if TYPE_CHECKING:
@@ -144,28 +145,6 @@ def boost_order(results: Sequence[Mapping[str, Any]], entities: Sequence[str]) -
 
     ranked = sorted(enumerate(results), key=lambda p: (-hits(p[1]), p[0]))
     return [r for _, r in ranked]
-
-
-def constraints_from_sources(sources: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(supported_entities, source_urls)``: the auditor's constraint set, a pure function of the sources.
-
-    Entities are every source's graph entities and its keyword/list field values (products, venues, authors),
-    de-duplicated by normalised form (the smallest spelling kept, so the order of sources never matters) and
-    sorted case-insensitively; URLs are the sources'
-    links in source order, each once."""
-    names: dict[str, str] = {}
-    for s in sources:
-        values: list[str] = [str(e) for e in s.get("entities") or ()]
-        for key in ("product", "venue", "authors", "author"):
-            raw = (s.get("fields") or {}).get(key)
-            values += [str(v) for v in raw] if isinstance(raw, (list, tuple)) else [str(raw)] if raw else []
-        for v in values:
-            norm = normalize_entity(v)
-            if norm:
-                names[norm] = min(names.get(norm, v.strip()), v.strip())
-    entities = tuple(sorted(names.values(), key=lambda v: (v.casefold(), v)))
-    urls = tuple(dict.fromkeys(str(s["url"]) for s in sources if s.get("url")))
-    return entities, urls
 
 
 def _discovery(assistant: Assistant, entities: Sequence[Mapping[str, str]], signals: Sequence[Mapping[str, Any]],

@@ -13,7 +13,9 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from .chat_citations import pg_cite, redact_for_delete
 from .chat_base import KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query
+from .pg_codec import encode_text as enc
 from .pg_connect import in_transaction, unavailable
 
 __all__ = ["PgConversationStore"]
@@ -80,6 +82,16 @@ class PgConversationStore:
                 "dossier, audit, tools) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (*key, seq, turn.user, turn.reply, turn.assistant,
                  Jsonb(_plain(turn.dossier)), Jsonb(_plain(turn.audit)), Jsonb(_plain(list(turn.tools)))))
+            gone = pg_cite(conn, key, seq, _plain(turn.dossier))
+            if gone:  # deleted while this turn was being answered: written as the delete would leave it
+                reply, dossier, audit, tools = redact_for_delete(
+                    turn.reply, _plain(turn.dossier), _plain(turn.audit), _plain(list(turn.tools)), gone)
+                conn.execute("UPDATE conversation_turns SET reply = %s, dossier = %s, audit = %s, tools = %s "
+                             "WHERE tenant = %s AND owner = %s AND conversation_id = %s AND seq = %s",
+                             (reply, Jsonb(dossier), Jsonb(audit), Jsonb(tools), *key, seq))
+                conn.execute("DELETE FROM conversation_citations WHERE tenant = %s AND owner = %s "
+                             "AND conversation_id = %s AND seq = %s AND item_id = ANY(%s)",
+                             (*key, seq, [enc(i) for i in gone]))
             conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND owner = %s AND conversation_id = %s "
                          "AND seq <= %s", (*key, seq - max(1, keep_turns)))
             # their turns go with them (ON DELETE CASCADE)

@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import ConfigError, InvalidInput, StoreError
 from ..types import ChunkView, EntityEdge, Item, ItemWrite, Page, PreviewHit, SearchFilter
-from . import pg_bulk, pg_curation, pg_sentences
+from . import chat_citations, pg_bulk, pg_curation, pg_sentences
 from .base import check_vectors, page_from
 from .legacy_ids import move_squatters
 from .pg_keyword import impact, keyword_top, refresh_impacts, scope_deltas, scope_of_item, term_df_deltas
@@ -150,6 +150,8 @@ class PostgresStore:
                     (len(batch.chunks) - len(removed), added - sum(r[1] for r in removed), ref, ref),
                 ).fetchone()[0]  # type: ignore[index]
                 log_changes(cur, seq, [r[0] for r in removed] + pks)
+                # the passages stored conversations quoted that the new versions no longer hold, erased
+                chat_citations.pg_scrub(cur, rewritten={w.item.id: [c.text for c in w.chunks] for w in writes})
 
         self._run(work)
 
@@ -165,6 +167,7 @@ class PostgresStore:
                 _apply_df(cur, term_df_deltas((), [t for t, _ in removed_terms]))
                 _apply_scope_stats(cur, [], [], removed, removed_terms)
                 gone = cur.execute("DELETE FROM items WHERE id = ANY(%s) RETURNING id", (ids,)).fetchall()
+                chat_citations.pg_scrub(cur, [r[0] for r in gone])  # what stored conversations quoted, erased
                 if removed:
                     seq = cur.execute(
                         "UPDATE corpus_stats SET n_chunks = n_chunks - %s, n_terms = n_terms - %s,"

@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import IndexUnavailable, InvalidInput, SchemaTooNew, StoreError
 from ..types import ChunkView, EntityEdge, Hit, Item, ItemWrite, Page, PreviewHit, SearchFilter
+from . import chat_citations as citations
 from . import sqlite_curation as curation
 from . import sqlite_graph as graph
 from . import sqlite_sentences as sentences
@@ -160,16 +161,23 @@ class SQLiteStore:
             return
         with self._lock:
             with self._transaction():
+                rewritten: dict[str, list[str]] = {}
                 for w, vectors in checked:
                     created = self._remove_item(w.item.id)
                     self._insert(w, vectors, created)
+                    if created is not None:
+                        rewritten[w.item.id] = [c.text for c in w.chunks]
+                # the passages stored conversations quoted that the new versions no longer hold, erased
+                citations.sqlite_scrub(self._conn, rewritten=rewritten)
             self._sync()
 
     def delete(self, item_ids: Sequence[str]) -> int:
         self._require_writer()
         with self._lock:
             with self._transaction():
-                removed = sum(self._remove_item(i) is not None for i in dict.fromkeys(item_ids))
+                gone = [i for i in dict.fromkeys(item_ids) if self._remove_item(i) is not None]
+                citations.sqlite_scrub(self._conn, gone)  # what stored conversations quoted of them, erased
+                removed = len(gone)
             self._sync()
         return removed
 

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from .chat_citations import dumps as _dumps
+from .chat_citations import redact_for_delete, sqlite_cite, sqlite_ensure
 from .chat_base import (
     ALL_TENANTS_SCOPE, KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query,
 )
@@ -56,10 +58,6 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=str, separators=(",", ":"), sort_keys=True)
-
-
 class SQLiteConversationStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
@@ -73,6 +71,7 @@ class SQLiteConversationStore:
             conn.execute("PRAGMA journal_mode=WAL")
             _add_owners(conn)
             conn.executescript(CHAT_DDL)
+            _add_citations(conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"the conversation tables in {db_path} cannot be opened: {exc}") from None
         return cls(conn)
@@ -122,6 +121,9 @@ class SQLiteConversationStore:
                     "dossier, audit, tools, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*key, seq, turn.user, turn.reply, turn.assistant, _dumps(dict(turn.dossier)),
                      _dumps(dict(turn.audit)), _dumps(list(turn.tools)), now))
+                gone = sqlite_cite(self._conn, key, seq, turn.dossier)
+                if gone:  # deleted while this turn was being answered: written as the delete would leave it
+                    _erase(self._conn, key, seq, turn, gone)
                 self._conn.execute(
                     "DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND conversation_id = ? "
                     "AND seq <= ?",
@@ -170,6 +172,27 @@ class SQLiteConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
         return gone
+
+
+def _erase(conn: sqlite3.Connection, key: tuple[str, str, str], seq: int, turn: StoredTurn,
+           gone: frozenset[str]) -> None:
+    reply, dossier, audit, tools = redact_for_delete(turn.reply, turn.dossier, turn.audit, turn.tools, gone)
+    conn.execute("UPDATE conversation_turns SET reply = ?, dossier = ?, audit = ?, tools = ? WHERE tenant = ? "
+                 "AND owner = ? AND conversation_id = ? AND seq = ?",
+                 (reply, _dumps(dossier), _dumps(audit), _dumps(tools), *key, seq))
+    conn.execute(f"DELETE FROM conversation_citations WHERE tenant = ? AND owner = ? AND conversation_id = ? "
+                 f"AND seq = ? AND item_id IN ({','.join('?' * len(gone))})", (*key, seq, *sorted(gone)))
+
+
+def _add_citations(conn: sqlite3.Connection) -> None:
+    """Create and build the index of cited items (``store/chat_citations.py``) once, under the write lock."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        sqlite_ensure(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 # A row of the old layout under ``''`` may be a local-mode conversation from before the reserved scope existed,

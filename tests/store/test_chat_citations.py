@@ -1,0 +1,191 @@
+"""The per-turn index of cited items (store/chat_citations.py) on SQLite and Postgres: a delete erases what the
+stored turns quoted of the item, in its own transaction — also for turns stored before the index existed (the
+migration builds it), and for a turn written just after the delete (its dossier made while the item was there).
+
+Each test reads the raw rows, never the API, which redacts on read anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from groundsearch.store.chat_base import StoredTurn
+from groundsearch.types import Chunk, Item, ItemWrite
+
+SECRET = "the quasar gasket fails at ninety kelvin"
+KEPT = "the nebula hinge holds at forty kelvin"
+
+
+@dataclass
+class Pair:
+    """An item store and the conversation store beside it (one SQLite file, or one Postgres database)."""
+
+    store: object
+    chats: object
+    raw: Callable[[], str]  # every turn row and citation row, as text
+    citations: Callable[[], int]
+    forget_index: Callable[[], None]  # put the database back to before the index (old data)
+    reopen: Callable[[], "Pair"]
+
+
+def _item(iid: str, text: str) -> ItemWrite:
+    return ItemWrite(Item(id=iid, collection="docs", title=f"Title of {iid}", text=text, tenant="t1",
+                          status="published", content_hash=iid + text), (Chunk(f"{iid}#0", iid, 0, text),), None)
+
+
+def _turn() -> StoredTurn:
+    sources = [{"n": 1, "id": "x#0", "item_id": "x", "title": "Title of x", "text": SECRET, "url": None},
+               {"n": 2, "id": "y#0", "item_id": "y", "title": "Title of y", "text": KEPT, "url": None}]
+    reply = f"{SECRET.capitalize()} [1]. {KEPT.capitalize()} [2]."
+    return StoredTurn(seq=0, user="what fails?", reply=reply, assistant="default",
+                      dossier={"sources": sources, "answer": [{"text": SECRET, "citations": [1]},
+                                                              {"text": KEPT, "citations": [2]}]},
+                      audit={"text": reply}, tools=({"name": "prepare_dossier", "arguments": {"query": "what fails?"}, "by": "policy"},
+                             {"name": "render_evidence_card", "arguments": {"source": 1, "quote": SECRET},
+                              "by": "model"}))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Pair]]:
+    opened: list[Pair] = []
+
+    if request.param == "sqlite":
+        from groundsearch.store.sqlite import SQLiteStore
+        from groundsearch.store.sqlite_chat import SQLiteConversationStore
+
+        db = tmp_path / "store" / "store.sqlite3"
+
+        def rows(sql: str) -> list[tuple]:
+            conn = sqlite3.connect(str(db))
+            try:
+                return conn.execute(sql).fetchall()
+            finally:
+                conn.close()
+
+        def forget() -> None:
+            conn = sqlite3.connect(str(db), isolation_level=None)
+            conn.execute("DROP TRIGGER conversation_turns_uncite")
+            conn.execute("DROP TABLE conversation_citations")
+            conn.close()
+
+        def make() -> Pair:
+            for p in opened:
+                p.store.close()
+                p.chats.close()
+            opened.clear()
+            store = SQLiteStore.open(tmp_path / "store", dim=8)
+            opened.append(Pair(store, SQLiteConversationStore.open(db), lambda: str(rows(
+                "SELECT reply, dossier, audit, tools FROM conversation_turns")),
+                lambda: len(rows("SELECT * FROM conversation_citations")), forget, make))
+            return opened[-1]
+    else:
+        import psycopg
+
+        from groundsearch.store.pg_chat import PgConversationStore
+        from groundsearch.store.postgres import PostgresStore
+
+        dsn = request.getfixturevalue("postgres_database")()
+
+        def prows(sql: str) -> list[tuple]:
+            with psycopg.connect(dsn) as conn:
+                return conn.execute(sql).fetchall()
+
+        def forget() -> None:
+            with psycopg.connect(dsn) as conn:
+                conn.execute("DROP TABLE conversation_citations")
+                conn.execute("DELETE FROM schema_version WHERE name = '0010_conversation_citations.sql'")
+
+        def make() -> Pair:
+            for p in opened:
+                p.store.close()
+                p.chats.close()
+            opened.clear()
+            store = PostgresStore.open(dsn, dim=8)
+            opened.append(Pair(store, PgConversationStore.open(dsn), lambda: json.dumps(prows(
+                "SELECT reply, dossier, audit, tools FROM conversation_turns"), default=str),
+                lambda: len(prows("SELECT * FROM conversation_citations")), forget, make))
+            return opened[-1]
+
+    yield make
+    for p in opened:
+        p.store.close()
+        p.chats.close()
+
+
+def _quote(p: Pair) -> None:
+    p.store.upsert([_item("x", SECRET), _item("y", KEPT)])
+    p.chats.append_turn("t1", "c1", "default", {}, _turn(), keep_turns=10, owner="k1")
+    assert SECRET in p.raw()
+
+
+def test_a_delete_erases_the_quotes_and_the_index_rows(pair: Callable[[], Pair]) -> None:
+    p = pair()
+    _quote(p)
+    assert p.citations() == 2
+    assert p.store.delete(["x"]) == 1
+    raw = p.raw()
+    assert SECRET not in raw and "Title of x" not in raw
+    assert KEPT in raw and "source withdrawn" in raw
+    assert p.citations() == 1  # y's row stays; x's went with the scrub
+    assert p.chats.delete("t1", "c1", owner="k1")
+    assert p.citations() == 0  # a turn's index rows go with it
+
+
+def test_the_migration_indexes_turns_stored_before_the_index(pair: Callable[[], Pair]) -> None:
+    p = pair()
+    _quote(p)
+    p.forget_index()  # a database from before the index, holding a turn that quotes x
+    p = p.reopen()  # opening builds the index from the stored turns
+    assert p.citations() == 2
+    assert p.store.delete(["x"]) == 1
+    assert SECRET not in p.raw()
+
+
+def test_a_turn_written_after_its_item_was_deleted_keeps_no_copy(pair: Callable[[], Pair]) -> None:
+    """The dossier is made while x is there; the delete commits before the turn is stored."""
+    p = pair()
+    p.store.upsert([_item("x", SECRET), _item("y", KEPT)])
+    assert p.store.delete(["x"]) == 1
+    p.chats.append_turn("t1", "c1", "default", {}, _turn(), keep_turns=10, owner="k1")
+    raw = p.raw()
+    assert SECRET not in raw and KEPT in raw
+    assert p.citations() == 1
+
+
+def test_trimmed_turns_take_their_index_rows(pair: Callable[[], Pair]) -> None:
+    p = pair()
+    _quote(p)
+    for _ in range(3):
+        p.chats.append_turn("t1", "c1", "default", {}, _turn(), keep_turns=1, owner="k1")
+    assert p.citations() == 2
+
+
+def test_a_delete_on_old_data_builds_the_index_itself(pair: Callable[[], Pair], request: pytest.FixtureRequest) -> None:
+    """SQLite: the item store may delete before any conversation store opened the file since the upgrade (a CLI
+    delete): the delete builds the index in its transaction. (Postgres refuses to open an unmigrated schema.)"""
+    if request.node.callspec.params["pair"] != "sqlite":
+        pytest.skip("Postgres applies migration 0010 before a store opens")
+    p = pair()
+    _quote(p)
+    p.forget_index()
+    assert p.store.delete(["x"]) == 1
+    assert SECRET not in p.raw()
+
+
+def test_a_rewrite_erases_only_the_passages_the_new_version_lost(pair: Callable[[], Pair]) -> None:
+    p = pair()
+    _quote(p)
+    p.store.upsert([_item("y", f"{KEPT}, and has since been oiled")])  # y keeps its passage
+    assert KEPT in p.raw() and SECRET in p.raw()
+    p.store.upsert([_item("x", "the quasar gasket was replaced")])  # x loses it
+    raw = p.raw()
+    assert SECRET not in raw and KEPT in raw
+    assert p.citations() == 1  # x's passage is gone from the turn: the turn cites y only
+    p.store.upsert([_item("x", SECRET)])  # the passage coming back later does not bring the quote back
+    assert SECRET not in p.raw()
