@@ -190,9 +190,13 @@ def standing(query: str, decision: FormatDecision) -> ChartSubtype | None:
     classifier read these as plain bars, and as lines where the ranking was of a year's releases (heldout16/17
     misses); it is no better than its neighbours at telling an ordering from a count. Where no kind is named: a
     kind's name in a script tier 1 does not read is that kind (:func:`kinds.unread_named`), a chart asked for "as
-    a line" is a line, and the house's bars (or pie) of what part of a whole each category is a pie."""
+    a line" is a line, and the house's bars (or pie) of what part of a whole each category is a pie. A kind outside
+    the schema whose name misspells one of the schema's ("donught chart") is that kind (:func:`kinds.misspelt`)."""
     if decision.format != "chart" or decision.tier == "llm":
         return None
+    if decision.chart_subtype == "other" and decision.chart_requested is not None:
+        # "donught chart", "bocks plot": a kind's name misspelt past what tier 1 forgives is that kind
+        return kinds.misspelt(decision.chart_requested)
     folded = fold(query)
     unnamed = decision.chart_requested is None
     if unnamed and (named := kinds.unread_named(folded, fold)) is not None:

@@ -17,8 +17,8 @@ from ...types import ChartSubtype
 from . import looks
 from .unread_words import UNREAD_KIND_NAMES
 
-__all__ = ["as_asked", "as_line", "described", "katakana_kinds", "named", "open_compound", "open_kind_start", "ranks",
-           "shares", "unread_named"]
+__all__ = ["as_asked", "as_line", "described", "katakana_kinds", "misspelt", "named", "open_compound",
+           "open_kind_start", "ranks", "shares", "unread_named"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
@@ -307,16 +307,146 @@ def shares(folded: str) -> bool:
 _JOINERS = str.maketrans("", "", "\u200c\u200d")
 
 
+def _indic_fold() -> dict[int, str]:
+    """The nine Indic scripts share one layout (each a block of 128 with the letters at the same places), so a
+    name read in one is read in all: every letter as its Devanagari twin, with what spellings of one loan word
+    differ in dropped (the virama, which Punjabi leaves out of "ਚਾਰਟ"; the nukta; long and short i and u; the
+    joiners). Assamese ৰ and ৱ are the Bengali block's r and w; Malayalam's chillus are consonants."""
+    table: dict[int, str] = {}
+    for base in range(0x980, 0xD80, 0x80):  # Bengali, Gurmukhi, Gujarati, Odia, Tamil, Telugu, Kannada, Malayalam
+        for off in range(0x80):
+            table[base + off] = chr(0x900 + off)
+    table.update({0x9F0: "र", 0x9F1: "व", 0xA70: "ं", 0xA71: "", 0xD7A: "ण", 0xD7B: "न", 0xD7C: "र", 0xD7D: "ल",
+                  0xD7E: "ळ", 0xD7F: "क", 0x94D: "", 0x93C: "", 0x908: "इ", 0x940: "ि", 0x90A: "उ", 0x942: "ु",
+                  0x200C: "", 0x200D: ""})
+    for base in range(0x980, 0xD80, 0x80):  # the folds above, in every block
+        for off, to in ((0x4D, ""), (0x3C, ""), (0x08, "इ"), (0x40, "ि"), (0x0A, "उ"), (0x42, "ु")):
+            table[base + off] = to
+    return table
+
+
+_INDIC = str.maketrans(_indic_fold())
+_INDIC_SCRIPT = re.compile(r"[\u0900-\u0d7f]")
+
+
 @lru_cache(maxsize=2)
 def _unread_names(fold: Callable[[str], str]) -> tuple[tuple[ChartSubtype, re.Pattern[str]], ...]:
     return tuple((kind, re.compile("|".join(re.escape(fold(n).translate(_JOINERS)) for n in names)))
                  for kind, names in UNREAD_KIND_NAMES.items())
 
 
+@lru_cache(maxsize=1)
+def _indic_names() -> tuple[tuple[ChartSubtype, re.Pattern[str]], ...]:
+    """Every Indic-script name of a kind the lexicon knows (Hindi, Bengali and the unread scripts' names), in the
+    Devanagari they fold to."""
+    from . import lexicon, morphology
+
+    names: dict[str, set[str]] = {}
+    sources = [lexicon.KINDS, lexicon.MORE_LANGUAGES, morphology.INFLECTED,
+               {f"chart:{k}": v for k, v in UNREAD_KIND_NAMES.items()}]
+    for source in sources:
+        for key, surfaces in source.items():
+            if key.startswith("chart:") and key != "chart:other":
+                names.setdefault(key.split(":", 1)[1], set()).update(
+                    s.translate(_INDIC) for s in surfaces if _INDIC_SCRIPT.search(s))
+    return tuple((kind, re.compile("|".join(map(re.escape, sorted(ns)))))  # type: ignore[misc]
+                 for kind, ns in names.items() if ns)
+
+
 def unread_named(folded: str, fold: Callable[[str], str]) -> ChartSubtype | None:
     """The one kind the request (``folded`` by ``fold``, the reader's folding, which the names get too) names in a
-    language tier 1 reads no kind names of ("គំនូសតាងរង្វង់", a pie), or None: none named, or two ("પાઇ ચાર્ટ
-    નહીં, બાર ચાર્ટમાં": which one is refused tier 1 cannot tell)."""
+    language tier 1 reads no kind names of ("គំនូសតាងរង្វង់", a pie; "ପାଇ ଚାର୍ଟ", Odia, by the Indic names), or
+    None: none named, or two ("પાઇ ચાર્ટ નહીં, બાર ચાર્ટમાં": which one is refused tier 1 cannot tell)."""
     text = folded.translate(_JOINERS)
     found = {kind for kind, rx in _unread_names(fold) if rx.search(text)}
+    if _INDIC_SCRIPT.search(text):
+        indic = text.translate(_INDIC)
+        found |= {kind for kind, rx in _indic_names() if rx.search(indic)}
     return found.pop() if len(found) == 1 else None
+
+# A kind's name misspelt past one edit, read as a kind outside the schema ("donught chart", "bocks plot",
+# "wattefall chart"): tier 1 forgives one edit of a lexicon word, and a name it does not know in front of a chart
+# word is ``other`` with the user's words. The name is compared with the kinds' own names (the lexicon's, in the
+# nine languages) by how it sounds in English spelling (``_sound``: "bocks" and "box", "donught" and "donut" sound
+# alike) and then by edits: one for a name of five sounds or fewer, two for a longer one, the first letter the
+# same. Never a name the lexicon reads as a kind outside the schema ("dot plot" is not a misspelt "box plot",
+# "violine" not a misspelt anything).
+_CHART_NOUNS = frozenset("""chart charts plot plots diagram diagrams graph graphs map maps grafico grafica graphique
+    diagramme diagramm diagrama diagramma grafik grafiek de en a da di del van""".split())
+_SOUNDS = ((re.compile(r"gh"), ""), (re.compile(r"ph"), "f"), (re.compile(r"ck|q|c(?![eiy])"), "k"),
+           (re.compile(r"x"), "ks"), (re.compile(r"y"), "i"), (re.compile(r"z"), "s"), (re.compile(r"(.)\1+"), r"\1"),
+           (re.compile(r"(?<=.{3})e$"), ""))
+_MIN_SAID = 4  # a name of fewer sounds is never read as misspelt
+_MIN_NEAR, _MIN_FAR = 7, 9  # a name's sounds from which one edit, and two, are forgiven
+
+
+def _sound(name: str) -> str:
+    for rx, to in _SOUNDS:
+        name = rx.sub(to, name)
+    return name
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Optimal string alignment distance of ``a`` and ``b``, or ``most + 1`` when it is larger."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+        if min(prev) > most:
+            return most + 1
+    return prev[-1]
+
+
+def _name_of(words: str) -> str:
+    """A kind's name without its chart word: "donught chart" -> "donught", "grafico de barras" -> "barras"."""
+    return "".join(w for w in _WORD.findall(words) if w not in _CHART_NOUNS)
+
+
+@lru_cache(maxsize=1)
+def _known_names() -> tuple[tuple[str, ChartSubtype], ...]:
+    from . import lexicon  # the lexicon imports nothing of this module
+
+    out: dict[str, ChartSubtype] = {}
+    for key, surfaces in lexicon.KINDS.items():
+        if not key.startswith("chart:") or key == "chart:other":
+            continue
+        for s in surfaces:
+            name = _name_of(s.casefold())
+            if len(name) >= 3 and name.isascii():
+                out.setdefault(_sound(name), key.split(":", 1)[1])  # type: ignore[arg-type]
+    return tuple(out.items())
+
+
+@lru_cache(maxsize=1)
+def _other_names() -> frozenset[str]:
+    from . import lexicon
+
+    names = [*lexicon.KINDS.get("chart:other", ()), *looks.OTHER_KINDS, *looks.OTHER_KIND_NOUNS]
+    return frozenset(_sound(_name_of(n.casefold())) for n in names if n.isascii())
+
+
+def misspelt(words: str) -> ChartSubtype | None:
+    """The kind whose name ``words`` (a kind outside the schema, as the user wrote it) misspells, or None."""
+    name = _name_of(words.casefold())
+    if len(name) < 3 or not name.isascii() or not name.isalpha():
+        return None
+    said = _sound(name)
+    if len(said) < _MIN_SAID or said in _other_names():
+        return None
+    best: tuple[int, ChartSubtype] | None = None
+    for known, kind in _known_names():
+        if known[0] != said[0]:
+            continue
+        short = min(len(known), len(said))
+        most = 0 if short < _MIN_NEAR else 1 if short < _MIN_FAR else 2
+        d = _edits(said, known, most)
+        if d <= most and (best is None or d < best[0]):
+            best = (d, kind)
+    return best[1] if best else None

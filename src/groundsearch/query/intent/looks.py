@@ -106,6 +106,9 @@ _CIRCLE_CUT = (r"circle (?:cut|divided|split) into\b", r"circulo dividido\b", r"
                "扇形")
 _POINT_CLOUD = (r"cloud of (?:dots|points)\b", r"point cloud\b", r"nube de puntos\b", r"nuvola di punti\b",
                 r"nuvem de pontos\b", r"puntenwolk\b", r"one (?:dot|point) (?:per|for each)\b", r"plotted against\b",
+                # ... two measures plotted "against each other"; things that "stack up against each other" or are
+                # "put against each other" are compared, which bars do
+                r"(?:plot|plots|plotted|plotting|graph|graphed|chart|charted|draw|drawn) (?:[\w']+ ){0,6}"
                 r"against each other\b", "点云")
 _LEFT = (r"left\b", r"izquierda\b", r"gauche\b", r"links\b", r"sinistra\b", r"esquerda\b", "左")
 _RIGHT = (r"right\b", r"derecha\b", r"droite\b", r"rechts\b", r"destra\b", r"direita\b", "右")
@@ -279,6 +282,10 @@ OTHER_KINDS: tuple[str, ...] = (
     "坡度图", "马赛克图", "帕累托图", "山脊图", "棒棒糖图", "玫瑰图", "南丁格尔", "树状图",
     "ローソク足", "幹葉図", "組織図", "フローチャート", "パレート図", "平行座標", "樹形図", "バイオリン図", "弦グラフ",
     "マリメッコチャート", "ブレットチャート", "スロープチャート",
+    # the English names above said in katakana with no chart word after them (a name glued to one is read by
+    # ``kinds.katakana_kinds``)
+    "スパークライン", "デンドログラム", "ローソク足チャート", "キャンドルスティック", "マリメッコ", "リッジライン",
+    "ビースウォーム", "ヘックスビン", "アイシクル", "ロリポップ", "ピクトグラム", "カルトグラム", "バイオリンプロット",
 )
 
 # "<chart word> de/en/a <noun>": nouns that name a kind outside ``ChartSubtype`` (violin, candles, chords,
