@@ -161,23 +161,6 @@ _IN_WORDS = re.compile(
 # ("showing when each one appeared?" describes the timeline's marks: no when-question)
 _WHEN_QUESTION = re.compile(r"(?<!showing )(?<!show )(?<!marking )(?<!mark )\b(?:when|by when|what date|how long until)"
                             r"\b[^?]*\?")
-_RANKING = re.compile(
-    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|leaderboard|biggest|largest|"
-    # "most cited", not "most of them are from 2024" nor "the most recent"
-    r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
-    r"rank (?:the|them|these|those|all|each|every|by)|ranks (?:the|by)|sorted by how|ordered by how|"
-    r"clasifica|clasificacion|classement|rangliste|rangfolge|classifica|classificacao|meistzitierten|"
-    r"mas citados|plus cites|piu citati|mais citados|meest geciteerde|"
-    # a ranking said in the nine languages: sorted from the most down, the N first of something
-    r"classant|classes? par|par ordre decroissant|les \d+ (?:plus|premiers|premieres|meilleur\w*)|palmares|"
-    r"clasificando|ordenad[oa]s? (?:de mayor|del mas|de la mas|de mais|do maior|da maior)|de mayor a menor|"
-    r"(?:los|las) \d+ (?:mas|principales|mejores)|orden descendente|"
-    r"sortiert (?:nach|vom|von)|absteigend\w*|(?:die|den) \d+ (?:beliebtest|meist|grosst|haufigst|best)\w*|rangliste|"
-    r"ordinat[eiao] (?:dalla|dal|per)|in ordine decrescente|(?:i|le) \d+ (?:piu|principali|migliori)|"
-    r"classificando|do maior para o menor|(?:os|as) \d+ (?:mais|principais|melhores)|em ordem decrescente|"
-    r"gesorteerd (?:op|van)|gerangschikt|aflopend|de \d+ (?:meest|populairste|grootste|beste)|ranglijst)\b|"
-    r"排名|排行|ランキング|順位|上位|前\d+|前(?:十|五|二十)(?:名|个|位)|从高到低|从多到少|从大到小|降序|"
-    r"長い順|多い順|大きい順|高い順|降順")
 _SHARE = re.compile(r"\b(?:share of|shares|proportions?|percentages?|slices|split of|fractions? of|what fraction|"
                     r"what share)\b|占比|割合")
 _COLOUR = re.compile(r"\b(?:colou?r(?:ed)? ?(?:coded|grid)|colou?r grid)\b")
@@ -840,7 +823,7 @@ def subtype_from_cues(folded: str) -> ChartSubtype:
         return "pie"
     if _DOTS.search(folded):
         return "scatter"
-    if _RANKING.search(folded):
+    if kinds.ranking_cue(folded):
         return "ranked-bar"
     if _OVER_TIME.search(folded):
         return "line"
@@ -895,7 +878,7 @@ def _as_graph(chosen: Term, folded: str) -> bool:
 
 def _related(folded: str) -> bool:
     return bool(_RELATION.search(folded)) or (bool(_PAIRING.search(folded)) and not _COUNTED.search(folded)
-                                              and not _RANKING.search(folded))
+                                              and not kinds.ranking_cue(folded))
 
 
 def _chart_fields(chosen: Term, folded: str) -> tuple[ChartSubtype | None, str | None]:
@@ -915,7 +898,7 @@ def _asks_when(chosen: Term, folded: str) -> bool:
 
 def _ranked(subtype: ChartSubtype | None, folded: str) -> ChartSubtype | None:
     """A bar chart of a ranking ("top 10 products …, as a bar chart") is the ranked bar the house draws."""
-    return "ranked-bar" if subtype == "bar" and _RANKING.search(folded) else subtype
+    return "ranked-bar" if subtype == "bar" and kinds.ranking_cue(folded) else subtype
 
 
 # A timeline word that is the subject of a clause is talked about, not asked for: "the timeline of the project
@@ -1221,9 +1204,10 @@ def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
     text = " ".join(query.split())
     folded = fold(text)
     d = _with_description(_read(text, folded, idx, {} if memo is None else memo), text, folded)
-    if d.evidence == "bare" and d.chart_subtype == "bar":
-        # after the look is read, which may name a ranked bar itself ("longest bar at the top"): "Horizontal bar
-        # chart ranking agent frameworks by total releases"
+    if d.evidence in ("used", "bare") and d.chart_subtype == "bar":
+        # after the look is read, which may name a ranked bar itself with the user's words ("bars sorted from
+        # longest to shortest", "longest bar at the top"): "Horizontal bar chart ranking agent frameworks by total
+        # releases", "top 5 vendors by number of releases as a bar chart"
         d = replace(d, chart_subtype=_ranked(d.chart_subtype, folded))
     return replace(d, question=True) if _opens_question(folded) else d
 
@@ -1298,7 +1282,6 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
         if _as_graph(chosen, folded):
             return Directive("graph", None, None, "used", True, (), tuple(terms))
         subtype, requested = _chart_fields(chosen, folded)
-        subtype = _ranked(subtype, folded)
         # a wish said against a refusal ("not a table but a chart", "keine Tabelle, sondern ein Diagramm") is as
         # plain as "as a table": the classifier, which reads the refusal's words as asking for nothing, may only
         # say which format, never none

@@ -18,7 +18,7 @@ from . import looks
 from .unread_words import UNREAD_KIND_NAMES
 
 __all__ = ["as_asked", "as_line", "described", "katakana_kinds", "misspelt", "named", "open_compound",
-           "open_kind_start", "ranks", "shares", "unread_named"]
+           "open_kind_start", "ranking_cue", "ranks", "shares", "unread_named"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
@@ -216,7 +216,8 @@ def katakana_kinds(folded: str, known: Collection[str]) -> list[tuple[int, int]]
     return out
 
 
-# A request that puts its categories in order asks for the ranked bar, with or without "top N": "rank them",
+# One ranking lexicon, which both steps read. The orderings (``_RANKS``, read by :func:`ranks`):
+# a request that puts its categories in order asks for the ranked bar, with or without "top N": "rank them",
 # "ranking the frameworks by releases", "most to least", "biggest first", "in order of", "leaderboard", in the nine
 # languages. Stronger than the house convention's cues ("the most cited", "the biggest venues"), which a ranking
 # may or may not follow, so a kind the lexicon reads from these words stands against the classifier.
@@ -224,7 +225,7 @@ _RANKS = re.compile(
     r"\b(?:rank(?:s|ed|ing)? (?:them|the|these|those|all|each|every|it|by|(?:[\w']+ ){1,3}(?:by|from|according))|"
     # ... "rank" alone as a verb only ("… and rank", "please rank"): "pinecone vs chroma popularity rank" plots a
     # rank, and compares two
-    r"(?:^|(?<=and )|(?<=then )|(?<=please )|(?<=pls )|(?<=plz )|(?<=to )|(?<=you )|(?<=u )|(?<=, ))rank(?= *(?:$|[,.;:!?)\u2014\u2013]| (?:visually|please|for me|in a|as a|on a)\b))|"
+    r"(?:^|(?:and|then|please|pls|plz|to|you|u) |, )rank(?= *(?:$|[,.;:!?)\u2014\u2013]| (?:visually|please|for me|in a|as a|on a)\b))|"
     r"(?:ranked|ranking|ranks)(?= *(?:$|[,.;:!?)\u2014\u2013]| (?:visually|please|for me|in a|as a|on a)\b))|"
     r"(?:a|the) ranking of|leaderboard|league table|pecking order|"
     r"(?:most|highest|biggest|largest|longest|more) (?:to|down to) (?:least|fewest|lowest|smallest|shortest|less)|"
@@ -267,6 +268,32 @@ def ranks(folded: str) -> bool:
     A chart of ranks over time is a line; "rank and file" or "learning to rank" rank nothing."""
     text = _NOT_RANKS.sub(" ", folded)
     return bool(_RANKS.search(text)) and not _TIME_AXIS.search(text)
+
+
+# ... and the superlatives a ranking may or may not follow ("the most cited", "the biggest venues", "top 10", "les 5
+# plus cités"): with the orderings, the house convention's cue for a ranked bar (:func:`ranking_cue`), which the
+# format step reads, and too weak to stand against the classifier.
+_SUPERLATIVES = re.compile(
+    r"\b(?:top \d+|top (?:five|ten|twenty)|ranked|ranking|rankings|biggest|largest|"
+    # "most cited", not "most of them are from 2024" nor "the most recent"
+    r"most (?!of\b|in\b|likely\b|recent\w*|important\w*|probably\b|people\b|days\b)\w+|"
+    r"sorted by how|ordered by how|clasifica|meistzitierten|mas citados|plus cites|piu citati|mais citados|"
+    r"meest geciteerde|"
+    # sorted from the most down, the N first of something, in the nine languages
+    r"classant|classes? par|les \d+ (?:plus|premiers|premieres|meilleur\w*)|"
+    r"clasificando|ordenad[oa]s? (?:de mayor|del mas|de la mas|de mais|do maior|da maior)|"
+    r"(?:los|las) \d+ (?:mas|principales|mejores)|orden descendente|"
+    r"sortiert (?:nach|vom|von)|(?:die|den) \d+ (?:beliebtest|meist|grosst|haufigst|best)\w*|"
+    r"ordinat[eiao] (?:dalla|dal|per)|(?:i|le) \d+ (?:piu|principali|migliori)|"
+    r"classificando|(?:os|as) \d+ (?:mais|principais|melhores)|"
+    r"gesorteerd (?:op|van)|de \d+ (?:meest|populairste|grootste|beste))\b|"
+    r"上位|前\d+|前(?:十|五|二十)(?:名|个|位)|長い順")
+
+
+def ranking_cue(folded: str) -> bool:
+    """The request (folded) orders its categories (:func:`ranks`, along a time axis too) or names the top of them:
+    a chart of it is the house's ranked bar where nothing else names the kind."""
+    return bool(_SUPERLATIVES.search(folded) or _RANKS.search(_NOT_RANKS.sub(" ", folded)))
 
 
 # A chart asked for "as a line" names the line chart without the word chart: "show it as a line over time instead".
