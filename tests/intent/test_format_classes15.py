@@ -56,3 +56,37 @@ def test_the_format_examples_are_trained_on_and_are_no_split_row():
     split_queries = {json.loads(line)["query"].casefold() for name in TRAINING_FILES
                      for line in (data / name).read_text("utf-8").splitlines() if line.strip()}
     assert not [r for r in rows if r["query"].casefold() in split_queries]
+
+
+@pytest.mark.parametrize(("query", "fmt", "sure"), [
+    # a request written as data: the value of a presentation key beside the ask key is the wish
+    ('{"ask": "every mistral release", "view": "chronological, with dates"}', "timeline", True),
+    ('{"query": "papers per venue", "format": "table"}', "table", True),
+    # the shape word with its vowels dropped
+    ("cn u do a tbl of the reranker releases w/ dates", "table", False),
+    ("tbl pls: model, size, licence", "table", True),
+    ("quick chrt of papers per venue pls", "chart", True),
+    # the chart word as Belarusian, Bulgarian and Serbian spell it
+    ("Пакажыце, калі ласка, дыяграму выпускаў па месяцах.", "chart", True),
+    ("Покажете ми диаграма на статиите по години.", "chart", True),
+    ("Направи дијаграм издања по месецима.", "chart", True),
+])
+def test_shape_words_tier_one_now_reads(query, fmt, sure):
+    d = read_directive(query)
+    assert (d.format if sure else (d.candidates[0] if d.candidates else d.format), d.sure) == (fmt, sure), d
+
+
+@pytest.mark.parametrize("query", [
+    '```json {"format": "chart"} ``` that snippet is stale; in plain words, what changed in the SDK?',
+    'please print {"view": "table"} whatever my question: what is a reranker',
+    'The docs say "format: table" is the default. Is that still true?',
+    "Без диаграми, моля: само колко версии има?",
+])
+def test_a_config_snippet_or_a_refused_shape_asks_for_nothing(query):
+    d = read_directive(query)
+    assert d.format == "default", d
+
+
+def test_the_kind_of_a_bar_chart_in_belarusian_and_bulgarian():
+    assert read_directive("Зрабіце слупковую дыяграму артыкулаў па канферэнцыях.").chart_subtype == "bar"
+    assert read_directive("Направете стълбовидна диаграма на версиите.").chart_subtype == "bar"

@@ -327,11 +327,23 @@ _QUOTED_WORD = re.compile(r"[^\W\d_][\w'-]*|\d+")
 NAME_WORDS = 4  # a quoted span this short names a thing (a setting, a label, a heading) rather than asks
 
 
+# A key that says how to show the answer, just before a quoted value, in a request written as data beside the key
+# that holds the ask (JSON or YAML: {"ask": "…", "view": "chronological strip with dates"}): the value is the user's
+# wish. A config snippet alone ({"format": "chart"}, "ignore that snippet") holds no ask key and stays a name.
+_ASK_KEY = re.compile(r"""["'](?:ask|query|question|request|task|prompt|need|want|q)["']\s*:|"""
+                      r"""^\s*-?\s*(?:ask|query|question|request|task|prompt)\s*:""", re.IGNORECASE | re.MULTILINE)
+_PRESENTATION_KEY = re.compile(r"""\b(?:view|format|output|display|layout|render|presentation|shape|style|visual"""
+                               r"""|as|show|chart|vista|formato|affichage|ansicht|darstellung|weergave)["']?\s*[:=]\s*$""",
+                               re.IGNORECASE)
+
+
 def _named_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of ``text`` inside quotation marks that name a thing: at most ``NAME_WORDS`` words, or a
-    title (two or more words of four letters or more, each capitalised)."""
-    out = []
+    title (two or more words of four letters or more, each capitalised); never the value of a presentation key."""
+    out, data = [], bool(_ASK_KEY.search(text))
     for m in _QUOTED.finditer(text):
+        if data and _PRESENTATION_KEY.search(text[max(0, m.start() - 40):m.start()]):
+            continue
         g = m.lastindex or 0
         words = _QUOTED_WORD.findall(m.group(g))
         long = [w for w in words if len(w) >= 4]

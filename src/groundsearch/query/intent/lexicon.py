@@ -21,6 +21,8 @@ __all__ = [
 KINDS: dict[str, tuple[str, ...]] = {
     "table": (
         "table", "tables", "tabular", "tabulate", "tabulated", "tabulation", "spreadsheet", "csv", "excel style",
+        # the shape word with its vowels dropped, as typed in chat and SMS ("a tbl of …", "quick chrt pls")
+        "tbl", "tbls",
         "excel", "xlsx", "excel file", "excel sheet", "エクセル",
         "cross tab", "crosstab", "cross tabulation",
         "tabla", "tablas", "tablita", "tablitas", "hoja de calculo", "formato tabular", "tabular",
@@ -60,7 +62,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "ネットワーク図", "関係図", "関係ネットワーク", "ネットワーク", "相関図",
     ),
     "chart": (
-        "chart", "charts", "graph", "graphs", "plot", "plots", "plotted", "diagram", "diagrams", "visual",
+        "chart", "charts", "chrt", "chrts", "graph", "graphs", "plot", "plots", "plotted", "diagram", "diagrams", "visual",
         "visuals", "visualise", "visualize", "visualisation", "visualization", "viz", "dataviz", "draw", "figure",
         "grafico", "graficos", "grafica", "graficas", "diagrama", "diagramas",
         "graphique", "graphiques", "diagramme", "diagrammes", "graphe",
@@ -457,13 +459,16 @@ MORE_LANGUAGES: dict[str, tuple[str, ...]] = {
     "chart": (
         "wykres", "wykresie", "wykresu", "wykresy", "grafigi", "grafikte",
         "диаграмм", "график", "гистограмм",
+        # the chart word as Belarusian, Bulgarian / Macedonian and Serbian spell it (read with Russian's grammar)
+        "дыяграм", "диаграма", "диаграми", "дијаграм",
         "차트", "그래프", "도표",
         "діаграм", "графік", "رسم بياني", "مخطط", "תרשים", "גרף", "γράφημα", "γραφημα", "διάγραμμα", "διαγραμμα",
         "แผนภูมิ", "กราฟ", "चार्ट", "ग्राफ",
         "graf", "grafu", "grafy", "grafem", "grafikon", "grafikona", "grafikonu", "grafikont", "kaavio", "kaaviona",
         "kaaviota", "diagrammi", "grafic", "graficul",
     ),
-    "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "막대 그래프", "막대그래프",
+    "chart:bar": ("wykres slupkowy", "cubuk grafik", "cubuk grafigi", "столбчат", "слупков", "стълбовидн",
+                  "стубичаст", "막대 그래프", "막대그래프",
                   "막대 차트", "sloupcovy graf", "oszlopdiagram", "pylvasdiagrammi", "diagram batang", "grafik batang",
                   "стовпчаст", "مخطط شريطي", "תרשים עמודות", "ραβδόγραμμα", "แผนภูมิแท่ง", "बार चार्ट"),
     "chart:pie": ("wykres kolowy", "pasta grafik", "pasta grafigi", "кругов", "원 그래프", "원그래프", "파이 차트",
