@@ -9,19 +9,15 @@ import pytest
 
 from groundsearch.query.intent.directives import read_directive
 
+from .readings import reading as _read
+from .readings import reads_as
 
-def _read(q: str) -> tuple[str, str | None, bool]:
-    d = read_directive(q)
-    return d.format, d.chart_subtype, d.sure
-
-
-@pytest.mark.parametrize("q", [
+test_a_plain_chart_word_refused_later_takes_back_the_named_kind = reads_as(
+    ("default", None, True),
     "A pie chart of papers per venue — actually no, forget the chart, just list the venues with their counts.",
     "a donut of releases by registry... actually no, scrap that, just list the counts",
     "bar chart of versions per product. hmm, scratch it, a sentence is enough",
-])
-def test_a_plain_chart_word_refused_later_takes_back_the_named_kind(q):
-    assert _read(q) == ("default", None, True)
+)
 
 
 def test_a_named_kind_refused_later_still_leaves_the_other_kind_asked():
@@ -29,15 +25,14 @@ def test_a_named_kind_refused_later_still_leaves_the_other_kind_asked():
     assert _read("a pie chart of the registries, not bars") == ("chart", "pie", True)
 
 
-@pytest.mark.parametrize("q", [
+test_a_graph_word_beside_who_with_whom_is_a_network = reads_as(
+    ("graph", None, True),
     "grpah of who coauthored with yoav goldberg",
     "Show me a graph of co-authorship among the Self-RAG and CRAG authors.",
     "graph showing which agent frameworks integrate with which vector stores",
     "Draw a graph of which papers cite the original ReAct paper.",
     "graph of who has worked with whom on the retrieval papers",
-])
-def test_a_graph_word_beside_who_with_whom_is_a_network(q):
-    assert _read(q) == ("graph", None, True)
+)
 
 
 @pytest.mark.parametrize("q, kind", [
@@ -97,13 +92,12 @@ def test_paraphrases_without_a_wish_verb_are_the_classifiers_to_decide(q):
     assert d.format == "default" and not d.sure and d.candidates, q
 
 
-@pytest.mark.parametrize("q", [
+test_false_friends_of_the_new_paraphrases_ask_for_nothing = reads_as(
+    ("default", None, True),
     "line up the interview panel for next week",
     "I need a sheet of paper template for the release notes",
     "what happened in the order of events at the keynote?",
-])
-def test_false_friends_of_the_new_paraphrases_ask_for_nothing(q):
-    assert _read(q) == ("default", None, True)
+)
 
 
 @pytest.mark.parametrize("q", [
