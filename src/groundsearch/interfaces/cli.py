@@ -215,7 +215,7 @@ def embed(ctx: click.Context, as_json: bool) -> None:
 @click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1, 100))
 @click.option("--offset", default=0, show_default=True, type=click.IntRange(0, 10_000))
 @click.option("--filter", "-f", "filters", multiple=True, metavar="FIELD=VALUE",
-              help="Field filter; repeat a field for membership; date_from/date_to take YYYY-MM-DD.")
+              help="Field filter; repeat a field for membership; date_from/date_to take YYYY-MM-DD or YYYY-MM.")
 @click.option("--profile", type=click.Choice(["rrf", "weighted", "keyword", "vector"]), default="rrf",
               show_default=True, help="Scoring: RRF hybrid, the weighted profile, or one leg alone.")
 @click.option("--include-drafts", is_flag=True)

@@ -167,7 +167,7 @@ def build_server(engine: Engine) -> MCPServer:
         kind: Annotated[Kind, Field(description="passages (chunks), whole documents, or records")] = "chunks",
         collections: Annotated[list[str] | None, Field(description="restrict to these collections")] = None,
         filters: Annotated[dict[str, str | list[str]] | None, Field(
-            description="field -> value or values; date_from / date_to take YYYY-MM-DD; review filters: "
+            description="field -> value or values; date_from / date_to take YYYY-MM-DD or YYYY-MM; review filters: "
                         "review_status (verified/unverified/flagged), overdue_review ('true'), "
                         "review_due_within_days (1-365), freshness (fresh/aging/stale)")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 10,
