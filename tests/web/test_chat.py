@@ -86,6 +86,7 @@ def send(page: Any, text: str) -> None:
 def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(desktop: Page, chat_url: str,
                                                                              gate: threading.Event) -> None:
     page = desktop.page
+    page.clock.install()  # runs on ordinary time until paused for the citation's flash below
     page.goto(chat_url)
     send(page, "What did Atlas 2.0 add?")
     turn = page.locator(".turn.assistant").last
@@ -105,9 +106,14 @@ def test_streaming_turn_paints_the_dossier_first_then_marks_the_invented_claim(d
     expect(turn.locator(".audit-note")).to_have_text("auditor: 1 claim(s) marked, 2 reroll(s)")
     cite = paragraphs.nth(0).locator("button.cite").first
     expect(cite).to_have_text("[1]")
+    # the flash lasts 1.5 s of page time: on a paused clock a slow machine cannot let it end before it is seen
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
     cite.click()
-    expect(page.locator("#src-1")).to_have_class(re.compile(r"\bflash\b"))  # the cited source, highlighted
+    source = page.locator("#src-1")
+    expect(source).to_have_class(re.compile(r"\bflash\b"))  # the cited source, highlighted
     desktop.shot("chat-audit-marker.png")
+    page.clock.run_for(1_500)
+    expect(source).not_to_have_class(re.compile(r"\bflash\b"))  # a moment, not for good
 
 
 @pytest.mark.parametrize("chat_url", ["held-writer"], indirect=True)

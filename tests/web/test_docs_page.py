@@ -16,7 +16,7 @@ def test_swagger_ui_renders_the_api_offline(desktop: Page, demo_url: str) -> Non
     page = desktop.page
     page.goto(f"{demo_url}/docs")
     # Swagger UI draws one block per operation once it has fetched and parsed /openapi.json.
-    expect(page.locator(".opblock-summary-path", has_text="/api/search").first).to_be_visible(timeout=20_000)
+    expect(page.locator(".opblock-summary-path", has_text="/api/search").first).to_be_visible(timeout=60_000)
     assert page.locator(".opblock").count() >= 8
     desktop.shot("api-docs.png")
 
