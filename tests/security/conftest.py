@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,31 @@ class Server:
     def client(self, key: str | None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+def wait_until(ready: Callable[[], bool], seconds: float = 300, what: str = "condition") -> None:
+    """Poll ``ready`` until it holds. The deadline is a liveness bound far above any measured figure, so a slow,
+    busy machine makes the test slower, never red."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < deadline, f"{what} did not hold within {seconds}s"
+        time.sleep(0.05)
+
+
+def wait_job(c: httpx.Client, job_id: str, seconds: float = 300) -> dict[str, Any]:
+    """The job's final state once it leaves queued/running (a liveness bound, not a speed check)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        r = c.get(f"/api/jobs/{job_id}")
+        assert r.status_code == 200, r.text
+        job = r.json()
+        if job["status"] in TERMINAL:
+            return job
+        assert time.monotonic() < deadline, f"job still {job['status']} after {seconds}s: {job}"
+        time.sleep(0.1)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

@@ -11,28 +11,18 @@ A's first window so the order is not a race.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
 
 from groundsearch.ingest.embed_worker import WINDOW
 
-from .conftest import gated_server, upload, upload_file
+from .conftest import gated_server, upload, upload_file, wait_job, wait_until
 
 A, B = "embed-turns-a", "embed-turns-b"
 BACKLOG = "\n\n".join(f"## Section {i}\n\nBacklog paragraph {i} of tenant A about ledger reconciliation, "
                       f"cost centre {i}, and the quarterly close of books number {i}." for i in range(700))
 NOTE = "# Quokka roster\n\nThe quokka roster of tenant B is due on Friday.\n"
-
-
-def _wait_job(c: httpx.Client, job: str) -> dict:
-    for _ in range(600):
-        out = c.get(f"/api/jobs/{job}").json()
-        if out["status"] not in ("queued", "running"):
-            return out
-        time.sleep(0.05)
-    raise AssertionError(f"job {job} never finished")
 
 
 def _pending(c: httpx.Client, query: str) -> int:
@@ -49,16 +39,13 @@ def test_attack_a_tenants_backlog_does_not_hold_back_another_tenants_vectors(tmp
                          headers={"Authorization": f"Bearer {served.keys.create('editor', tenant=B)[1]}"})
         queued = upload_file(a, "backlog.md", BACKLOG.encode())
         assert queued.status_code == 202, queued.text
-        done = _wait_job(a, queued.json()["id"])
+        done = wait_job(a, queued.json()["id"])
         assert done["status"] == "completed" and done["result"]["chunks_written"] > 600, done
         assert served.embedder.holding.wait(30), "the background embedder never started on A's backlog"
         assert upload(b, "roster.md", NOTE).status_code == 200
         assert _pending(b, "quokka roster") == 1
         served.embedder.release.set()
-        for _ in range(600):
-            if _pending(b, "quokka roster") == 0:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: _pending(b, "quokka roster") == 0, what="B's chunk embedded")
         batches = served.embedder.batches
         # the chunk's own window: its heading is in the embedded text (an answer embeds only its sentences)
         mine = next(i for i, texts in enumerate(batches) if "Quokka roster" in texts)

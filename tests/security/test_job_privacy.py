@@ -8,7 +8,7 @@ is called — while the draft itself is a 404 to them. Viewers cannot upload, so
 from __future__ import annotations
 
 from .conftest import Server
-from .test_uploads import wait_job
+from .conftest import wait_job
 
 
 def test_attack_a_viewer_cannot_list_or_read_an_editors_upload_job(server: Server) -> None:

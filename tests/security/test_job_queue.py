@@ -11,7 +11,8 @@ import httpx
 from groundsearch.interfaces.api.routes_jobs import MAX_QUEUED
 
 from .conftest import Gated, upload_file
-from .test_uploads import big_markdown, wait_job
+from .conftest import wait_job
+from .test_uploads import big_markdown
 
 
 def test_attack_one_tenant_cannot_fill_the_queue_for_everyone(held: Gated) -> None:

@@ -14,11 +14,10 @@ records into a documents collection, so the ingest job fails at once without rea
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from pathlib import Path
 
-from .conftest import Server
+from .conftest import Server, wait_job
 
 SIZE = 24 * 1024 * 1024
 CEILING = 8 * 1024 * 1024  # well under SIZE: the upload may pass through in chunks, never whole
@@ -34,11 +33,7 @@ def test_attack_an_upload_is_never_held_whole_in_memory(server: Server, tmp_path
             r = editor.post("/api/items", params={"background": "true"}, data={"collection": "docs"},
                             files={"file": ("big.jsonl", body, "application/jsonl")})
         assert r.status_code == 202, r.text
-        for _ in range(600):
-            job = editor.get(f"/api/jobs/{r.json()['id']}").json()
-            if job["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.05)
+        job = wait_job(editor, r.json()["id"])
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

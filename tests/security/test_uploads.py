@@ -17,22 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import Gated, Server, gated_server
-
-TERMINAL = ("completed", "failed", "cancelled")
-
-
-def wait_job(c: httpx.Client, job_id: str, seconds: float = 300) -> dict[str, Any]:
-    deadline = time.monotonic() + seconds
-    while True:
-        r = c.get(f"/api/jobs/{job_id}")
-        assert r.status_code == 200, r.text
-        job = r.json()
-        if job["status"] in TERMINAL:
-            return job
-        assert time.monotonic() < deadline, f"job still {job['status']} after {seconds}s: {job}"
-        time.sleep(0.1)
-
+from .conftest import TERMINAL, Gated, Server, gated_server, wait_job
 
 def outcome(c: httpx.Client, r: httpx.Response) -> tuple[str, str]:
     """(status, error message) of an upload, whether it was answered at once (200/400) or as a job (202)."""
