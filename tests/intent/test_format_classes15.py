@@ -90,3 +90,13 @@ def test_a_config_snippet_or_a_refused_shape_asks_for_nothing(query):
 def test_the_kind_of_a_bar_chart_in_belarusian_and_bulgarian():
     assert read_directive("Зрабіце слупковую дыяграму артыкулаў па канферэнцыях.").chart_subtype == "bar"
     assert read_directive("Направете стълбовидна диаграма на версиите.").chart_subtype == "bar"
+
+
+@pytest.mark.parametrize(("query", "fmt"), [
+    ("which services call which? draw it for me, boxes and arrows", "graph"),
+    ("Visualise the SDKs and what they depend on as nodes and edges.", "graph"),
+    ("draw the monthly release counts, one bar per month", "chart"),
+    ("plot the number of arrows in each figure per paper", "chart"),
+])
+def test_a_drawing_word_whose_object_is_the_node_link_look_draws_a_network(query, fmt):
+    assert read_directive(query).format == fmt

@@ -868,7 +868,11 @@ _LINKS = re.compile(r"\b(?:links?|linked|connections?|connected|relationships?|r
                     r"relate to one another|collaborations?|collaborat\w+ with|co ?authorships?|who worked with|"
                     r"vinculos|enlaces|conexiones|relaciones|conexoes|ligacoes|relacoes|liens|relations|"
                     r"verbindungen|verknupfungen|beziehungen|collegamenti|connessioni|legami|relazioni|"
-                    r"verbanden|koppelingen|relaties)\b|之间的关系|之间的联系|のつながり|の関係")
+                    r"verbanden|koppelingen|relaties|"
+                    # ... or the node-link look itself: "draw me the wiring, boxes and arrows", "sketch it as nodes and
+                    # edges" (the lexicon's network paraphrases, after the drawing word)
+                    r"boxes (?:and|with) arrows|nodes and (?:edges|links|arrows)|arrows between)\b|"
+                    r"之间的关系|之间的联系|のつながり|の関係")
 _DRAWING_WORDS = frozenset("draw visual visualise visualize visualisation visualization diagram plot figure "
                            "schaubild diagramm diagramme diagrama diagramma grafisch".split())
 
