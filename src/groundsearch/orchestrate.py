@@ -152,12 +152,14 @@ class Orchestrator:
         run.degraded.extend(evidence.degraded)
         return evidence
 
-    def _follow_up(self, intent: Intent, plan: RetrievalPlan, evidence: Evidence, run: _Run) -> Evidence:
+    def _follow_up(self, plan: RetrievalPlan, evidence: Evidence, run: _Run) -> Evidence:
         """A multi-hop question asked again of its bridge (``answer.decompose``): each sub-question's best
         keyword hits not on the page and about the bridge (by title) are added after it, under the plan's own
         filter, so the item a chain passes through can be quoted and cited; the rest of what the keyword leg
-        finds past the page is off the question. The first page only; a failure keeps the page as it is."""
-        if not FOLLOW_UPS or plan.offset or intent.format != "default" or not evidence.hits:
+        finds past the page is off the question. The first page only; a failure keeps the page as it is.
+        Every format: a table, chart or timeline request's prose (its downgrade's answer) is the same answer
+        a plain question gets, so it follows the same hops; the shape itself is drawn from the page alone."""
+        if not FOLLOW_UPS or plan.offset or not evidence.hits:
             return evidence
         t = time.perf_counter()
         try:
@@ -236,8 +238,9 @@ class Orchestrator:
         for stage, ms in evidence.latency_ms.items():
             run.latency[f"retrieve.{stage}"] = ms
         gate = evidence.gate or judge(evidence.hits, plan.gate_threshold)
+        page = evidence.hits  # what the shape asked for is drawn from; the follow-up's hits serve the prose
         if not gate.measured or gate.passed:
-            evidence = self._follow_up(intent, plan, evidence, run)
+            evidence = self._follow_up(plan, evidence, run)
         run.lap("retrieve", t)
         for leg in ("keyword", "vector"):
             if leg in plan.legs:
@@ -247,7 +250,7 @@ class Orchestrator:
 
         t = time.perf_counter()
         try:
-            results = normalize(intent, evidence.hits, self.specs, collections=plan.collections, gate=gate,
+            results = normalize(intent, page, self.specs, collections=plan.collections, gate=gate,
                                 topic=" ".join(intent.topic_keywords[:4]))
         except Exception as exc:  # structured results are extra: the results list still answers
             results = could_not_build(intent, exc)  # a shape asked for is still named, never silently dropped

@@ -15,7 +15,7 @@ from groundsearch.answer.sentence_vectors import SentenceVectors
 from groundsearch.engine import Engine
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.settings import Settings
-from groundsearch.types import Chunk, CollectionSpec, EvidenceHit, Item, LegScore, SearchRequest
+from groundsearch.types import Chunk, CollectionSpec, EvidenceHit, Hints, Item, LegScore, SearchRequest
 
 QUESTION = "Who is the spouse of the musician who performed Green?"
 
@@ -101,6 +101,40 @@ def test_the_follow_up_fetches_the_item_off_the_page_and_keeps_the_filter(engine
     hillage = next(r.id for r in after.results if r.title == "Steve Hillage")
     assert any(hillage in s.citations and s.verified and "Miquette Giraudy" in s.text for s in after.prose.sentences)
     assert "retrieve.follow_up" in after.diagnostics.latency_ms
+
+
+@pytest.mark.parametrize("shape", ["chart", "table", "timeline"])
+def test_a_shaped_request_follows_the_same_hops_and_draws_its_shape_from_the_page(engine: Engine, shape: str) -> None:
+    """A chart, table or timeline request (a timeline of undated pages is a downgrade to a table) on a bridge
+    question issues the follow-up a plain question does: the bridge's item joins the results its prose may
+    cite, while the shape itself is drawn from the page alone (the follow-up's hits are about the bridge,
+    not rows the request asked to see)."""
+    plain = SearchRequest(query=QUESTION, collections=("wiki",), limit=4)
+    engine.clear_caches()
+    default = engine.search(plain)
+    engine.clear_caches()
+    shaped = engine.search(plain.model_copy(update={"hints": Hints(format=shape)}))
+    assert shaped.intent.format == shape
+    assert "retrieve.follow_up" in shaped.diagnostics.latency_ms
+    assert [r.id for r in shaped.results] == [r.id for r in default.results]  # the same evidence as a plain answer
+    hillage = next(r.id for r in shaped.results if r.title == "Steve Hillage")
+    page = {r.id for r in shaped.results[:4]}
+    drawn = set()
+    for result in shaped.structured_results:
+        drawn.update(getattr(result, "row_ids", ()) or ())
+        drawn.update(i for p in getattr(result, "points", ()) or () for i in p.source_ids)
+        drawn.update(e.source_id for e in getattr(result, "events", ()) or ())
+    assert drawn and drawn <= page and hillage not in drawn
+
+
+def test_a_graph_requests_prose_quotes_the_item_its_bridge_reached(engine: Engine) -> None:
+    """A graph's prose is the extractive answer (the short paragraph says nothing of a graph): with the follow-up
+    it quotes the bridge's item, cited and verified, as a plain question's does."""
+    engine.clear_caches()
+    shaped = engine.search(SearchRequest(query=QUESTION, collections=("wiki",), limit=4, hints=Hints(format="graph")))
+    assert [r.kind for r in shaped.structured_results] == ["graph"]
+    hillage = next(r.id for r in shaped.results if r.title == "Steve Hillage")
+    assert any(hillage in s.citations and s.verified and "Miquette Giraudy" in s.text for s in shaped.prose.sentences)
 
 
 @pytest.mark.parametrize(("title", "bridge", "about"), [("West Chicago, Illinois", "West Chicago High School", True),
