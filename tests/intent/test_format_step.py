@@ -11,7 +11,7 @@ from groundsearch.errors import ConfigError, EmbeddingFailed
 from groundsearch.models.fake import HashEmbedder
 from groundsearch.query.intent.directives import read_directive
 from groundsearch.query.intent.format_model import FORMATS, FormatClassifier, fit_softmax, load_calibration, restrict
-from groundsearch.query.intent.format_step import FormatStep
+from groundsearch.query.intent.format_step import FormatStep, statement
 from groundsearch.types import Intent
 
 
@@ -142,3 +142,26 @@ def test_real_e5_classifier_reads_paraphrases_in_other_languages():
     for q, want in (("lay the papers out in rows and columns", "table"),
                     ("explain how the rows of the keyword index are stored", "default")):
         assert clf.predict(q, read_directive(q).candidates)[0] == want, q
+
+
+def test_a_plain_statement_with_no_format_word_is_never_overruled_into_a_shape():
+    """A claim states a fact; the classifier reads its trend or comparison words as a chart. Wishes with no format
+    word (and statements in a language the English function words do not cover) are still the classifier's."""
+    cal = replace(load_calibration(), overrides={"none": 0.5})
+    sure_chart = FixedClassifier({"chart": 0.99, "default": 0.01})
+    for q in ("Pharmacist attendance at ward rounds reduces adverse events in wards.",
+              "The amount of publicly available DNA data doubles every 10 months.",
+              "Malaria has a high vectorial capacity."):
+        assert statement(q) and read_directive(q).evidence == "none", q
+        decision, _ = FormatStep(lambda: sure_chart, cal).decide(q, read_directive(q))
+        assert (decision.format, decision.tier) == ("default", "rules"), q
+    for q in ("Show me how the number of launches evolved over time.",  # a directive verb
+              "I want to see the trend in agent-framework releases, not read a paragraph about it.",  # a person
+              "how the number of launches evolved over time",  # no full stop: a fragment, maybe a wish
+              "Gwnewch siart o nifer y papurau fesul blwyddyn.",  # Welsh: not two English function words
+              "Releases by month: the trend since 2023."):  # a colon
+        assert not statement(q), q
+    q = "I want to see the trend in agent-framework releases, not read a paragraph about it."
+    assert read_directive(q).evidence == "none"
+    decision, _ = FormatStep(lambda: sure_chart, cal).decide(q, read_directive(q))
+    assert (decision.format, decision.tier) == ("chart", "classifier")

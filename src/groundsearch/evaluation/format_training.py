@@ -44,7 +44,7 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, examples, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, contrasted, may_replace, refused, widened
+from ..query.intent.format_step import FormatStep, contrasted, may_replace, refused, statement, widened
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -146,7 +146,8 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
 def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False,
                no: Sequence[str] = ()) -> bool:
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
-    question with no format word, which the classifier never overrules; ``no``: the formats the request refuses,
+    question or a plain statement (``statement``) with no format word, which the classifier never overrules; ``no``:
+    the formats the request refuses,
     today's reading, which the classifier never restores)."""
     fmt = FORMATS[int(np.argmax(p))]
     return (fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
@@ -411,7 +412,7 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
                     "contrasted": row["contrasted"], "refused": row.get("refused", ()), "question": row["question"],
-                    "asks": b["evidence"] == "none" and row["question"]})
+                    "asks": b["evidence"] == "none" and (row["question"] or statement(b["query"]))})
     return out
 
 
@@ -421,7 +422,8 @@ def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: s
     out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"], b.get("refused", ())) for b in blind
            if b["sure"] and b["split"] != leave]
     out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["contrasted"],
-             r["evidence"] == "none" and r["question"], r.get("refused", ())) for r in report["rows"]
+             r["evidence"] == "none" and (r["question"] or statement(r["query"])), r.get("refused", ()))
+            for r in report["rows"]
             if r["sure"] and r["split"] != leave]
     return out
 
