@@ -24,6 +24,7 @@ from typing import Generic, TypeVar
 
 from ...errors import ConfigError, EmbeddingFailed, ModelError
 from ...types import ChartSubtype, Format, Intent
+from . import kinds
 from .directives import _DIRECTIVE_VERBS, Directive, fold, kind_from_text
 from .format_model import Calibration, FormatClassifier, load_calibration
 
@@ -156,7 +157,8 @@ class FormatStep:
                             "tier-1 reading used below its confidence gate")
         else:
             try:
-                fmt, p = model.predict(query, widened(directive.candidates, directive.question))
+                among = kinds.unread_candidates(directive.candidates, directive.evidence, query, fold)
+                fmt, p = model.predict(query, widened(among, directive.question))
                 tier, conf = "classifier", cal.classifier_confidence(p)
             except EmbeddingFailed as exc:
                 degraded.append(f"format classifier failed ({exc.message}); tier-1 reading used")

@@ -18,7 +18,7 @@ from . import looks
 from .unread_words import UNREAD_KIND_NAMES
 
 __all__ = ["as_asked", "as_line", "described", "katakana_kinds", "misspelt", "named", "open_compound",
-           "open_kind_start", "ranking_cue", "ranks", "shares", "unread_named"]
+           "open_kind_start", "ranking_cue", "ranks", "shares", "unread_candidates", "unread_named"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\U0001F300-\U0001FAFF]")
@@ -390,6 +390,21 @@ def unread_named(folded: str, fold: Callable[[str], str]) -> ChartSubtype | None
         indic = text.translate(_INDIC)
         found |= {kind for kind, rx in _indic_names() if rx.search(indic)}
     return found.pop() if len(found) == 1 else None
+
+
+def unread_candidates(candidates: tuple[str, ...], evidence: str, query: str,
+                      fold: Callable[[str], str]) -> tuple[str, ...]:
+    """What the format classifier chooses among (with none): tier 1's ``candidates``, or, where it found no format
+    word at all in a language it cannot read (``evidence`` "unread"), a chart when :func:`unread_named` reads a
+    kind's name there. So the format step reads a kind's name through the same fold as the kind step: one named
+    in any of the nine Indic scripts by the names known in the others (heldout21's Assamese "পাই চাৰ্টত" had been
+    read as a table), and a Cyrillic one (Belarusian "слупкавую") only here, where tier 1 read no format word of
+    its own: where it read a chart word with Russian's grammar ("график", "диаграма"), that sure wish stands, so
+    the Cyrillic names stay out of ``unread_words.UNREAD_WORDS``. Two kinds named (one refused, tier 1 cannot tell
+    which) are no chart. ``fold``: the reader's folding, as for :func:`unread_named`."""
+    if evidence == "unread" and not candidates and unread_named(fold(query), fold) is not None:
+        return ("chart",)
+    return candidates
 
 # A kind's name misspelt past one edit, read as a kind outside the schema ("donught chart", "bocks plot",
 # "wattefall chart"): tier 1 forgives one edit of a lexicon word, and a name it does not know in front of a chart
