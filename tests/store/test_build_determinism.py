@@ -72,3 +72,36 @@ def test_two_fresh_builds_rank_identically(tmp_path: Path) -> None:
         # ties exist, so the order test means something
         assert len({s for _, s in kw}) < len(kw) or len({s for _, s in vec}) < len(vec), q
     assert first == second
+
+
+def test_ties_follow_chunk_ids_not_ingest_history(tmp_path: Path) -> None:
+    """A file re-ingested (edited, then edited back) gets new chunk keys; its ties with an identical file must
+    still go by chunk id, as in a fresh build, on the keyword and vector legs and in the graph leg's mentions."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "# Twin\n\nThe Tantivy keyword index and the Vector store hold the same zebra umbrella note.\n"
+    first, second = docs / "a-first.md", docs / "b-second.md"
+    first.write_text(text)
+    second.write_text(text)
+    settings = Settings(data_dir=tmp_path / "data", embedder="hash", collections=(CollectionSpec("docs", "documents"),))
+    with Engine.open(settings, embedder=HashEmbedder(dim=64)) as engine:
+        assert engine.ingest([docs], "docs").errors == ()
+        first.write_text(text + "\nAn edit.\n")
+        assert engine.ingest([docs], "docs").errors == ()
+        first.write_text(text)
+        assert engine.ingest([docs], "docs").errors == ()  # a-first's chunks now have the newest keys
+        with sqlite3.connect(tmp_path / "data" / "store" / "store.sqlite3") as conn:
+            ids = dict(conn.execute("SELECT key, id FROM chunks"))
+        assert len(ids) == 2
+        key_of = {v: k for k, v in ids.items()}
+        by_id = sorted(ids.values())
+        assert key_of[by_id[0]] > key_of[by_id[1]]  # the history the test is about: key order is not id order
+        kw = engine.store.keyword_search("zebra umbrella note", SearchFilter(), 10).hits
+        vec = engine.store.vector_search(engine.embedder.embed_queries(["zebra umbrella note"])[0],
+                                         SearchFilter(), 10).hits
+        for hits in (kw, vec):
+            assert len(hits) == 2 and hits[0][1] == hits[1][1]
+            assert [ids[k] for k, _ in hits] == by_id
+        assert len(engine.store.entity_chunks(["vector"], SearchFilter(), 10)) == 2  # both mention "vector"
+        mentions = engine.store.entity_chunks(["vector"], SearchFilter(), 1)  # the LIMIT cuts by id as well
+        assert [ids[k] for k, _ in mentions] == by_id[:1]

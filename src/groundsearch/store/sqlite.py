@@ -355,9 +355,23 @@ class SQLiteStore:
             self._start_keyword_rebuild()
             raise
         # Equal scores in tantivy come back in segment order, which depends on how the index was committed (a
-        # rebuilt index is one segment); by key they are the same however it was built, as on Postgres.
-        hits = sorted(_hits(keys, scores), key=lambda h: (-h[1], h[0]))
-        return page_from(hits, offset, limit)
+        # rebuilt index is one segment); by chunk id they are the same however it was built or re-ingested.
+        return page_from(self._ties_by_id(_hits(keys, scores)), offset, limit)
+
+    def _ties_by_id(self, hits: list[Hit]) -> list[Hit]:
+        """``hits`` best first, equal scores by chunk id. Not by key: a key is the order of ingest, so a file
+        re-ingested (its chunks get new keys) would flip its ties against every other file's, and a store with
+        that history would rank unlike a fresh build of the same files. Ids are looked up for tied hits only."""
+        seen: dict[float, int] = {}
+        for _, score in hits:
+            seen[score] = seen.get(score, 0) + 1
+        tied = [k for k, score in hits if seen[score] > 1]
+        if not tied:
+            return sorted(hits, key=lambda h: -h[1])
+        with self._lock:
+            ids = dict(self._conn.execute("SELECT key, id FROM chunks WHERE key IN (SELECT value FROM json_each(?))",
+                                          (json.dumps(tied),)).fetchall())
+        return sorted(hits, key=lambda h: (-h[1], ids.get(h[0], ""), h[0]))
 
     def _start_keyword_rebuild(self) -> None:
         """The writer rebuilds a keyword index a search found damaged, in the background: the vector leg
@@ -416,7 +430,8 @@ class SQLiteStore:
                 snapshot = self._vectors.snapshot()
         if snapshot is not None:  # the exact scan runs outside the lock, so the keyword leg can run beside it
             keys, scores = exact_search(snapshot[0], snapshot[1], q, mask, offset + limit + 1)
-        return page_from(_hits(keys[offset:].tolist(), scores[offset:].tolist()), offset, limit)
+        hits = self._ties_by_id(_hits(keys.tolist(), scores.tolist()))  # ties by id, as in keyword_search
+        return page_from(hits[offset:], offset, limit)
 
     def _resolve_review(self, f: SearchFilter) -> SearchFilter | None:
         """``f`` with its review-cadence parts turned into the item ids they admit, for the keyword index,

@@ -123,8 +123,11 @@ def entity_chunks(
         return []
     where, params = item_filter_sql(f)
     rows = conn.execute(
+        # by chunk id, not key: a key is the order of ingest, so under the LIMIT a re-ingested file's chunks
+        # would lose their place to every other file's, and a store with that history would walk unlike a fresh one
         "SELECT m.chunk_key, m.entity FROM mentions m JOIN items i ON i.rowid = m.item_rowid "
-        f"WHERE m.entity IN (SELECT value FROM json_each(?)) AND {where} ORDER BY m.chunk_key, m.entity LIMIT ?",
+        "JOIN chunks c ON c.key = m.chunk_key "
+        f"WHERE m.entity IN (SELECT value FROM json_each(?)) AND {where} ORDER BY c.id, m.entity LIMIT ?",
         [json.dumps(list(entities), ensure_ascii=False), *params, limit],
     ).fetchall()
     return [(k, e) for k, e in rows]
