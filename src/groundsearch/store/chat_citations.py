@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..assistant.redaction import redact_turn, source_item_id
@@ -123,6 +123,19 @@ def sqlite_cite(conn: sqlite3.Connection, key: tuple[str, str, str], seq: int,
     return frozenset(ids) - stored
 
 
+def _by_turn(rows: Iterable[Sequence[Any]], item_id: Callable[[Any], str]
+             ) -> tuple[dict[tuple[Any, ...], tuple[Any, ...]], dict[tuple[Any, ...], set[str]]]:
+    """The scrub query's rows (``c.item_id, {_TURN_COLS}``, a row per citation) as each turn's columns and the ids
+    it cites, by turn key (tenant, owner, conversation id, seq); ``item_id`` decodes an id as stored. Pure."""
+    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    cites: dict[tuple[Any, ...], set[str]] = {}
+    for row in rows:
+        key = tuple(row[1:5])
+        found[key] = tuple(row[1:])
+        cites.setdefault(key, set()).add(item_id(row[0]))
+    return found, cites
+
+
 def _rewrite(found: Mapping[tuple[Any, ...], tuple[Any, ...]], cites: Mapping[tuple[Any, ...], set[str]],
              deleted: set[str], rewritten: Mapping[str, Sequence[str]], load: Any) -> list[tuple[Any, ...]]:
     """``(key, reply, dossier, audit, tools)`` for each found turn the erasure changes. Pure."""
@@ -147,15 +160,10 @@ def sqlite_scrub(conn: sqlite3.Connection, deleted: Sequence[str] = (),
     if not ids or not _sqlite_has(conn, "conversation_turns"):
         return 0
     sqlite_ensure(conn)
-    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    cites: dict[tuple[Any, ...], set[str]] = {}
-    for batch in _batches(ids):
-        marks = ",".join("?" * len(batch))
-        for row in conn.execute(f"SELECT c.item_id, {_TURN_COLS} FROM {_JOIN} WHERE c.item_id IN ({marks})",
-                                tuple(batch)):
-            key = tuple(row[1:5])
-            found[key] = row[1:]
-            cites.setdefault(key, set()).add(row[0])
+    rows = [row for batch in _batches(ids) for row in conn.execute(
+        f"SELECT c.item_id, {_TURN_COLS} FROM {_JOIN} WHERE c.item_id IN ({','.join('?' * len(batch))})",
+        tuple(batch))]
+    found, cites = _by_turn(rows, str)
     changed = _rewrite(found, cites, set(deleted), new, json.loads)
     for key, reply, dossier, audit, tools in changed:
         conn.execute("UPDATE conversation_turns SET reply = ?, dossier = ?, audit = ?, tools = ? WHERE tenant = ? "
@@ -204,12 +212,7 @@ def pg_scrub(cur: Any, deleted: Sequence[str] = (), rewritten: Mapping[str, Sequ
         return 0
     rows = cur.execute(f"SELECT c.item_id, {_TURN_COLS} FROM {_JOIN} WHERE c.item_id = ANY(%s) "
                        "ORDER BY t.tenant, t.owner, t.conversation_id, t.seq FOR UPDATE OF t", (ids,)).fetchall()
-    found: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    cites: dict[tuple[Any, ...], set[str]] = {}
-    for row in rows:
-        key = tuple(row[1:5])
-        found[key] = row[1:]
-        cites.setdefault(key, set()).add(dec(row[0]))
+    found, cites = _by_turn(rows, dec)
     changed = _rewrite(found, cites, {dec(i) for i in deleted}, new, lambda v: v)
     for key, reply, dossier, audit, tools in changed:
         cur.execute("UPDATE conversation_turns SET reply = %s, dossier = %s, audit = %s, tools = %s WHERE tenant = %s "
