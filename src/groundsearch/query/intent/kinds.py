@@ -344,9 +344,8 @@ def _indic_fold() -> dict[int, str]:
         for off in range(0x80):
             table[base + off] = chr(0x900 + off)
     table.update({0x9F0: "र", 0x9F1: "व", 0xA70: "ं", 0xA71: "", 0xD7A: "ण", 0xD7B: "न", 0xD7C: "र", 0xD7D: "ल",
-                  0xD7E: "ळ", 0xD7F: "क", 0x94D: "", 0x93C: "", 0x908: "इ", 0x940: "ि", 0x90A: "उ", 0x942: "ु",
-                  0x200C: "", 0x200D: ""})
-    for base in range(0x980, 0xD80, 0x80):  # the folds above, in every block
+                  0xD7E: "ळ", 0xD7F: "क", 0x200C: "", 0x200D: ""})
+    for base in range(0x900, 0xD80, 0x80):  # the folds above, in every block, Devanagari's own included
         for off, to in ((0x4D, ""), (0x3C, ""), (0x08, "इ"), (0x40, "ि"), (0x0A, "उ"), (0x42, "ु")):
             table[base + off] = to
     return table
