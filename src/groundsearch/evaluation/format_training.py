@@ -44,7 +44,7 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, examples, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, contrasted, may_replace, refused, statement, widened
+from ..query.intent.format_step import FormatStep, asks_nothing, contrasted, may_replace, refused, widened
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -146,15 +146,15 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
 def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False,
                no: Sequence[str] = ()) -> bool:
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
-    question or a plain statement (``statement``) with no format word, which the classifier never overrules; ``no``:
-    the formats the request refuses,
-    today's reading, which the classifier never restores)."""
+    question or a plain statement with no format word, ``format_step.asks_nothing``, which the classifier never
+    overrules; ``no``: the formats the request refuses, today's reading, which the classifier never restores)."""
     fmt = FORMATS[int(np.argmax(p))]
     return (fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
             and may_replace(rules, fmt) and fmt not in no)
 
 
-def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool]]) -> dict[str, dict[float, list[int]]]:
+def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool, bool, Sequence[str]]]
+                   ) -> dict[str, dict[float, list[int]]]:
     """Per tier-1 case and threshold: [classifier right, tier 1 right] where a sure tier 1 was contradicted."""
     out: dict[str, dict[float, list[int]]] = defaultdict(lambda: {t: [0, 0] for t in THRESHOLDS})
     for evidence, rules, gold, p, contrast, asks, no in readings:
@@ -412,17 +412,17 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
                     "contrasted": row["contrasted"], "refused": row.get("refused", ()), "question": row["question"],
-                    "asks": b["evidence"] == "none" and (row["question"] or statement(b["query"]))})
+                    "asks": asks_nothing(b["evidence"], row["question"], b["query"])})
     return out
 
 
 def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: str | None
-                   ) -> list[tuple[str, str, str, np.ndarray, bool, bool]]:
+                   ) -> list[tuple[str, str, str, np.ndarray, bool, bool, Sequence[str]]]:
     """What ``calibrate`` chooses overrides from, less the split ``leave`` (its blind and its in-sample rows)."""
     out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"], b.get("refused", ())) for b in blind
            if b["sure"] and b["split"] != leave]
     out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["contrasted"],
-             r["evidence"] == "none" and (r["question"] or statement(r["query"])), r.get("refused", ()))
+             asks_nothing(r["evidence"], r["question"], r["query"]), r.get("refused", ()))
             for r in report["rows"]
             if r["sure"] and r["split"] != leave]
     return out

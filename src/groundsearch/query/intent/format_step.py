@@ -28,8 +28,8 @@ from . import kinds
 from .directives import _DIRECTIVE_VERBS, Directive, fold, kind_from_text
 from .format_model import Calibration, FormatClassifier, load_calibration
 
-__all__ = ["FormatDecision", "FormatStep", "LazyModel", "contrasted", "may_replace", "refused", "statement",
-           "widened"]
+__all__ = ["FormatDecision", "FormatStep", "LazyModel", "asks_nothing", "contrasted", "may_replace", "refused",
+           "statement", "widened"]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,13 @@ def statement(text: str) -> bool:
             and not any(w in _DIRECTIVE_VERBS or w in _ADDRESSING for w in words))
 
 
+def asks_nothing(evidence: str, question: bool, query: str) -> bool:
+    """Tier 1 found no format word (``evidence`` "none") in a direct question or a plain statement: "what is the
+    popularity rank of X?" wants the answer, "X reduces Y." states one, and a shape wanted is named — so the
+    classifier never overrules it (``FormatStep``, and ``format_training``'s study of the same rule)."""
+    return evidence == "none" and (question or statement(query))
+
+
 @dataclass(frozen=True, slots=True)
 class FormatDecision:
     format: Format
@@ -196,8 +203,7 @@ class FormatStep:
             return rules  # the classifier reads "network" in "don't draw a network", not the refusal of it
         if not may_replace(directive.format, fmt):
             return rules
-        if directive.evidence == "none" and (directive.question or statement(query)):
-            # "what is the popularity rank of X?" wants the answer, "X reduces Y." states one; a shape wanted is named
+        if asks_nothing(directive.evidence, directive.question, query):
             return rules
         subtype, requested = kind_from_text(query) if fmt == "chart" else (None, None)
         return FormatDecision(fmt, subtype, requested, "classifier", self.calibration.classifier_confidence(p))
