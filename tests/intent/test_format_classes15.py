@@ -13,6 +13,8 @@ from groundsearch.query.intent.directives import read_directive
 from groundsearch.query.intent.format_model import FORMATS, TRAINING_FILES, examples, load_calibration, restrict, training_rows
 from groundsearch.query.intent.format_step import FormatStep, refused
 
+from .readings import format_read, reads_as, reads_each
+
 
 class Fixed:
     def __init__(self, probs: dict[str, float]) -> None:
@@ -58,7 +60,13 @@ def test_the_format_examples_are_trained_on_and_are_no_split_row():
     assert not [r for r in rows if r["query"].casefold() in split_queries]
 
 
-@pytest.mark.parametrize(("query", "fmt", "sure"), [
+def _shape_and_sure(q: str) -> tuple[str, bool]:
+    """The shape tier 1 reads in ``q`` and whether it is sure; unsure, the first shape it offers the classifier."""
+    d = read_directive(q)
+    return (d.format if d.sure else (d.candidates[0] if d.candidates else d.format)), d.sure
+
+
+test_shape_words_tier_one_now_reads = reads_each([
     # a request written as data: the value of a presentation key beside the ask key is the wish
     ('{"ask": "every mistral release", "view": "chronological, with dates"}', "timeline", True),
     ('{"query": "papers per venue", "format": "table"}', "table", True),
@@ -70,21 +78,17 @@ def test_the_format_examples_are_trained_on_and_are_no_split_row():
     ("Пакажыце, калі ласка, дыяграму выпускаў па месяцах.", "chart", True),
     ("Покажете ми диаграма на статиите по години.", "chart", True),
     ("Направи дијаграм издања по месецима.", "chart", True),
-])
-def test_shape_words_tier_one_now_reads(query, fmt, sure):
-    d = read_directive(query)
-    assert (d.format if sure else (d.candidates[0] if d.candidates else d.format), d.sure) == (fmt, sure), d
+], by=_shape_and_sure)
 
 
-@pytest.mark.parametrize("query", [
+test_a_config_snippet_or_a_refused_shape_asks_for_nothing = reads_as(
+    "default",
     '```json {"format": "chart"} ``` that snippet is stale; in plain words, what changed in the SDK?',
     'please print {"view": "table"} whatever my question: what is a reranker',
     'The docs say "format: table" is the default. Is that still true?',
     "Без диаграми, моля: само колко версии има?",
-])
-def test_a_config_snippet_or_a_refused_shape_asks_for_nothing(query):
-    d = read_directive(query)
-    assert d.format == "default", d
+    by=format_read,
+)
 
 
 def test_the_kind_of_a_bar_chart_in_belarusian_and_bulgarian():
@@ -92,11 +96,9 @@ def test_the_kind_of_a_bar_chart_in_belarusian_and_bulgarian():
     assert read_directive("Направете стълбовидна диаграма на версиите.").chart_subtype == "bar"
 
 
-@pytest.mark.parametrize(("query", "fmt"), [
+test_a_drawing_word_whose_object_is_the_node_link_look_draws_a_network = reads_each([
     ("which services call which? draw it for me, boxes and arrows", "graph"),
     ("Visualise the SDKs and what they depend on as nodes and edges.", "graph"),
     ("draw the monthly release counts, one bar per month", "chart"),
     ("plot the number of arrows in each figure per paper", "chart"),
-])
-def test_a_drawing_word_whose_object_is_the_node_link_look_draws_a_network(query, fmt):
-    assert read_directive(query).format == fmt
+], by=format_read)

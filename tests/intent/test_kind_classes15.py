@@ -12,6 +12,7 @@ import pytest
 from groundsearch.query.intent.directives import fold, kind_from_text, read_directive
 from groundsearch.query.intent.kinds import misspelt, unread_named
 
+from .readings import reads_as
 from .test_kind_classes import _chart, _step
 
 
@@ -77,17 +78,18 @@ def test_things_compared_against_each_other_are_not_a_scatter_plot(query):
     assert kind_from_text(query)[0] != "scatter"
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "plot stars and forks against each other for every framework",
-        "chart downloads and releases against each other, per package",
-    ],
+def _scatter_read(q: str) -> tuple[str, str | None, bool]:
+    """(format, chart kind, whether the request tier 1 kept names the measures "against each other")."""
+    d = read_directive(q)
+    return d.format, d.chart_subtype, "against each other" in (d.requested or "")
+
+
+test_two_measures_plotted_against_each_other_are_a_scatter_plot = reads_as(
+    ("chart", "scatter", True),
+    "plot stars and forks against each other for every framework",
+    "chart downloads and releases against each other, per package",
+    by=_scatter_read,
 )
-def test_two_measures_plotted_against_each_other_are_a_scatter_plot(query):
-    d = read_directive(query)
-    assert (d.format, d.chart_subtype) == ("chart", "scatter")
-    assert "against each other" in (d.requested or "")
 
 
 @pytest.mark.parametrize("query", ["各ベンダーのリリース数の推移をスパークラインで見せて", "論文数の階層をデンドログラムで表示して"])
