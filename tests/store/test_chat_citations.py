@@ -32,6 +32,8 @@ class Pair:
     citations: Callable[[], int]
     forget_index: Callable[[], None]  # put the database back to before the index (old data)
     reopen: Callable[[], "Pair"]
+    old_insert: Callable[[int, dict], None]  # a turn (seq, dossier) written as a version before the index wrote it
+    forget_trigger: Callable[[], None]  # put the database back to the index without its indexing trigger
 
 
 def _item(iid: str, text: str) -> ItemWrite:
@@ -71,6 +73,7 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[]
         def forget() -> None:
             conn = sqlite3.connect(str(db), isolation_level=None)
             conn.execute("DROP TRIGGER conversation_turns_uncite")
+            conn.execute("DROP TRIGGER conversation_turns_cite")
             conn.execute("DROP TABLE conversation_citations")
             conn.close()
 
@@ -82,10 +85,24 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[]
             store = SQLiteStore.open(tmp_path / "store", dim=8)
             opened.append(Pair(store, SQLiteConversationStore.open(db), lambda: str(rows(
                 "SELECT reply, dossier, audit, tools FROM conversation_turns")),
-                lambda: len(rows("SELECT * FROM conversation_citations")), forget, make))
+                lambda: len(rows("SELECT * FROM conversation_citations")), forget, make, old_insert, forget_trigger))
             return opened[-1]
+
+        def old_insert(seq: int, dossier: dict) -> None:
+            conn = sqlite3.connect(str(db), isolation_level=None)
+            conn.execute("INSERT INTO conversation_turns(tenant, owner, conversation_id, seq, user_text, reply, "
+                         "assistant, dossier, audit, tools, created_at) VALUES ('t1', 'k1', 'c1', ?, 'q', ?, "
+                         "'default', ?, '{}', '[]', '2026-12-01T00:00:00+00:00')",
+                         (seq, f"{SECRET.capitalize()} [1].", json.dumps(dossier)))
+            conn.close()
+
+        def forget_trigger() -> None:
+            conn = sqlite3.connect(str(db), isolation_level=None)
+            conn.execute("DROP TRIGGER conversation_turns_cite")
+            conn.close()
     else:
         import psycopg
+        from psycopg.types.json import Jsonb
 
         from groundsearch.store.pg_chat import PgConversationStore
         from groundsearch.store.postgres import PostgresStore
@@ -101,6 +118,19 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[]
                 conn.execute("DROP TABLE conversation_citations")
                 conn.execute("DELETE FROM schema_version WHERE name = '0010_conversation_citations.sql'")
 
+        def old_insert(seq: int, dossier: dict) -> None:
+            with psycopg.connect(dsn) as conn:
+                conn.execute("INSERT INTO conversations (tenant, owner, id, assistant) VALUES ('t1', 'k1', 'c1', "
+                             "'default') ON CONFLICT DO NOTHING")
+                conn.execute("INSERT INTO conversation_turns (tenant, owner, conversation_id, seq, user_text, reply, "
+                             "assistant, dossier) VALUES ('t1', 'k1', 'c1', %s, 'q', %s, 'default', %s)",
+                             (seq, f"{SECRET.capitalize()} [1].", Jsonb(dossier)))
+
+        def forget_trigger() -> None:
+            with psycopg.connect(dsn) as conn:
+                conn.execute("DROP TRIGGER conversation_turns_cite ON conversation_turns")
+                conn.execute("DELETE FROM schema_version WHERE name = '0011_citations_trigger.sql'")
+
         def make() -> Pair:
             for p in opened:
                 p.store.close()
@@ -109,7 +139,7 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[]
             store = PostgresStore.open(dsn, dim=8)
             opened.append(Pair(store, PgConversationStore.open(dsn), lambda: json.dumps(prows(
                 "SELECT reply, dossier, audit, tools FROM conversation_turns"), default=str),
-                lambda: len(prows("SELECT * FROM conversation_citations")), forget, make))
+                lambda: len(prows("SELECT * FROM conversation_citations")), forget, make, old_insert, forget_trigger))
             return opened[-1]
 
     yield make
@@ -189,3 +219,55 @@ def test_a_rewrite_erases_only_the_passages_the_new_version_lost(pair: Callable[
     assert p.citations() == 1  # x's passage is gone from the turn: the turn cites y only
     p.store.upsert([_item("x", SECRET)])  # the passage coming back later does not bring the quote back
     assert SECRET not in p.raw()
+
+
+def test_attack_a_turn_an_older_version_wrote_is_erased_by_a_delete(pair: Callable[[], Pair]) -> None:
+    """A worker of a version before the index (still serving during a rolling upgrade, or an old CLI on the same
+    file) inserts turns without index rows: the database indexes them itself, so the delete finds and erases
+    them. Failed before the indexing trigger (seen: the secret stayed in the row after the delete)."""
+    p = pair()
+    p.store.upsert([_item("x", SECRET), _item("y", KEPT)])
+    p.old_insert(1, dict(_turn().dossier))
+    assert p.store.delete(["x"]) == 1
+    raw = p.raw()
+    assert SECRET not in raw and "Title of x" not in raw and KEPT in raw
+
+
+def test_turns_an_older_version_wrote_before_the_trigger_are_indexed_on_upgrade(pair: Callable[[], Pair]) -> None:
+    """A database at the index's first version holding turns an older worker wrote without rows: this version's
+    upgrade (SQLite at open, Postgres migration 0011) indexes them."""
+    p = pair()
+    p.store.upsert([_item("x", SECRET), _item("y", KEPT)])
+    p.forget_trigger()
+    p.old_insert(1, dict(_turn().dossier))
+    assert p.citations() == 0
+    p = p.reopen()
+    assert p.citations() == 2
+    assert p.store.delete(["x"]) == 1
+    assert SECRET not in p.raw()
+
+
+_SHAPES = [
+    [{"n": 1, "id": "a#0", "item_id": "a"}],
+    [{"n": 1, "id": "b#c#3"}],  # no item_id: the chunk id up to its last '#'
+    [{"n": 1, "id": "d#1", "item_id": ""}],
+    [{"n": 1, "id": "e#0", "item_id": "e", "withdrawn": True}, {"n": 2, "id": "f#0", "withdrawn": False}],
+    [{"n": 1, "id": "nohash"}, {"n": 2, "id": "#0"}, "text", 7, None, [1]],
+    [{"n": 1, "id": "g#0", "item_id": "g"}, {"n": 2, "id": "g#1", "item_id": "g"}, {"n": 3, "id": "ü:ß%#9"}],
+]
+
+
+def test_the_trigger_indexes_exactly_what_cited_item_ids_reads(pair: Callable[[], Pair]) -> None:
+    """The database's derivation (SQL) and the store's (``cited_item_ids``, used when a scrub re-indexes a
+    rewritten turn) agree on every shape of source, and on dossiers without a sources array."""
+    from groundsearch.store.chat_citations import cited_item_ids
+
+    p = pair()
+    seq = 0
+    for sources in [*_SHAPES, None]:
+        seq += 1
+        before = p.citations()
+        dossier = {"sources": sources} if sources is not None else {"sources": {"a": 1}}
+        p.old_insert(seq, dossier)
+        assert p.citations() - before == len(cited_item_ids(dossier)), sources
+    assert p.citations() == sum(len(cited_item_ids({"sources": s})) for s in _SHAPES)

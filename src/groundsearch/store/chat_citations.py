@@ -5,18 +5,19 @@ conversation redacts what its reader may no longer see (``assistant/withdrawn.py
 what the rows themselves hold — backups, replicas and an operator's ``SELECT`` read them past the API. Both
 backends keep ``conversation_citations (item_id, tenant, owner, conversation_id, seq)``:
 
-* ``append_turn`` writes a turn's cited item ids with it, in its transaction, after checking the items are still
-  there (a turn whose dossier was made just before a delete committed is redacted as it is written, so a delete
-  racing a turn leaves no copy either; on Postgres the check takes ``FOR KEY SHARE`` on the items, which the
-  delete's ``FOR UPDATE`` waits for or is waited for by);
+* the database indexes each turn as it is inserted (a trigger: ``SQLITE_CITE_TRIGGER``, Postgres migration 0011),
+  whoever inserts it — an older groundsearch still writing during an upgrade too; ``append_turn`` first checks the
+  cited items are still there and writes the turn once, already redacted for those that are not (a turn whose
+  dossier was made just before a delete committed, so a delete racing a turn leaves no copy either; on Postgres
+  the check takes ``FOR KEY SHARE`` on the items, which the delete's ``FOR UPDATE`` waits for or is waited for by);
 * a store's ``delete`` finds the turns citing the deleted items through the index and rewrites them with
   :func:`redact_for_delete` (``assistant/withdrawn.redact_turn``: the source keeps its number, marked withdrawn;
   the sentences citing only it become the visible marker) **in the delete's own transaction**: a crash leaves
   the item and its quotes both, never one without the other;
 * a turn's index rows go with the turn (a trigger on SQLite, ``ON DELETE CASCADE`` on Postgres);
-* the index of turns stored before it existed is built once: Postgres migration 0010, and
-  :func:`sqlite_ensure` on SQLite (when the conversation store opens, and inside a delete that finds the turns
-  table without it).
+* the index of turns stored before it existed is built from them: Postgres migrations 0010 (every turn) and
+  0011 (turns an older worker stored without rows since), and :func:`sqlite_ensure` on SQLite (when the
+  conversation store opens, and inside a delete that finds the index or its trigger missing).
 
 Only deletes erase. A draft or another tenant's item is still stored and readable by some callers, so those stay
 redacted when read.
@@ -32,8 +33,8 @@ from typing import Any
 from ..assistant.redaction import redact_turn, source_item_id
 from .chat_base import StoredTurn
 
-__all__ = ["cited_item_ids", "pg_cite", "pg_scrub", "redact_for_delete", "source_item_id", "sqlite_cite",
-           "sqlite_ensure", "sqlite_scrub"]
+__all__ = ["SQLITE_CITE_TRIGGER", "cited_item_ids", "pg_gone", "pg_scrub", "redact_for_delete", "source_item_id",
+           "sqlite_ensure", "sqlite_gone", "sqlite_scrub"]
 
 _BATCH = 500  # ids per statement: under both drivers' bound-parameter limits (store/legacy_ids.py)
 
@@ -83,38 +84,61 @@ def _batches(ids: Sequence[str]) -> Iterable[Sequence[str]]:
 # ---- SQLite (one database file holds the items and the conversations) ---------------------------------------
 
 
-def _sqlite_has(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+def _sqlite_has(conn: sqlite3.Connection, name: str, kind: str = "table") -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone() is not None
+
+
+# cited_item_ids in SQL, over each source ``s`` of a dossier: the item_id, else the chunk id up to its last '#'
+# (rtrim by the id's own characters other than '#' leaves it up to and with that '#'); a source marked withdrawn
+# or not an object cites nothing. Tagged 'i' or 'c' so the outer query knows whether a final '#' is to go.
+_SOURCES = ("json_each(CASE WHEN json_valid(DOSSIER) THEN CASE WHEN json_type(DOSSIER, '$.sources') = 'array' "
+            "THEN DOSSIER ELSE '{}' END ELSE '{}' END, '$.sources') AS s")
+_ITEM, _CHUNK = "CAST(json_extract(s.value, '$.item_id') AS TEXT)", "CAST(json_extract(s.value, '$.id') AS TEXT)"
+_TAGGED = (f"CASE WHEN s.type <> 'object' THEN '' WHEN json_type(s.value, '$.withdrawn') = 'true' THEN '' "
+           f"WHEN COALESCE({_ITEM}, '') <> '' THEN 'i' || {_ITEM} "
+           f"WHEN instr({_CHUNK}, '#') > 0 THEN 'c' || rtrim({_CHUNK}, replace({_CHUNK}, '#', '')) ELSE '' END")
+
+
+def _sqlite_index_sql(turn: str, source_from: str, where: str = "") -> str:
+    """INSERT the cited item ids of each turn the FROM clause yields (``turn``: its alias, or ``new``)."""
+    cols = ", ".join(f"{turn}.{c} AS {c}" for c in ("tenant", "owner", "conversation_id", "seq"))
+    return ("INSERT OR IGNORE INTO conversation_citations (item_id, tenant, owner, conversation_id, seq) "
+            "SELECT cited, tenant, owner, conversation_id, seq FROM (SELECT CASE substr(tagged, 1, 1) "
+            "WHEN 'i' THEN substr(tagged, 2) ELSE substr(tagged, 2, length(tagged) - 2) END AS cited, tenant, owner, "
+            f"conversation_id, seq FROM (SELECT {_TAGGED} AS tagged, {cols} FROM {source_from}{where})) "
+            "WHERE cited <> ''")
+
+
+# The database indexes every turn inserted, whoever inserts it: an older groundsearch sharing the file (a CLI
+# or a server not yet upgraded) writes turns without index rows, and a delete then found nothing to erase there.
+SQLITE_CITE_TRIGGER = ("CREATE TRIGGER IF NOT EXISTS conversation_turns_cite AFTER INSERT ON conversation_turns "
+                       f"BEGIN {_sqlite_index_sql('new', _SOURCES.replace('DOSSIER', 'new.dossier'))}; END")
+_SQLITE_CATCH_UP = _sqlite_index_sql(
+    "t", "conversation_turns t, " + _SOURCES.replace("DOSSIER", "t.dossier"),
+    " WHERE NOT EXISTS (SELECT 1 FROM conversation_citations x WHERE x.tenant = t.tenant AND x.owner = t.owner "
+    "AND x.conversation_id = t.conversation_id AND x.seq = t.seq)")
 
 
 def sqlite_ensure(conn: sqlite3.Connection) -> None:
-    """Create the index (and the trigger dropping a deleted turn's rows) if it is missing, and build it from the
-    stored turns. Runs inside the caller's write transaction; a no-op once the index exists."""
-    if _sqlite_has(conn, "conversation_citations") or not _sqlite_has(conn, "conversation_turns"):
+    """Create the index, the trigger dropping a deleted turn's rows and the one indexing each inserted turn, if
+    missing, and index the stored turns that have no rows (all of them when the index is new; those an older
+    version wrote since, when only the indexing trigger is new). Runs inside the caller's write transaction; two
+    catalogue lookups once everything exists."""
+    if not _sqlite_has(conn, "conversation_turns"):
         return
-    for statement in SQLITE_DDL:
+    if _sqlite_has(conn, "conversation_turns_cite", "trigger") and _sqlite_has(conn, "conversation_citations"):
+        return
+    for statement in (*SQLITE_DDL, SQLITE_CITE_TRIGGER):
         conn.execute(statement)
-    rows = conn.execute("SELECT tenant, owner, conversation_id, seq, dossier FROM conversation_turns").fetchall()
-    for tenant, owner, cid, seq, dossier in rows:
-        try:
-            ids = cited_item_ids(json.loads(dossier))
-        except (TypeError, ValueError):
-            continue
-        conn.executemany("INSERT OR IGNORE INTO conversation_citations (item_id, tenant, owner, conversation_id, seq)"
-                         " VALUES (?, ?, ?, ?, ?)", [(i, tenant, owner, cid, seq) for i in ids])
+    conn.execute(_SQLITE_CATCH_UP)
 
 
-def sqlite_cite(conn: sqlite3.Connection, key: tuple[str, str, str], seq: int,
-                dossier: Mapping[str, Any]) -> frozenset[str]:
-    """Index the turn ``(key, seq)``'s cited items (inside ``append_turn``'s transaction); returns those that are
-    no longer stored (the caller redacts them before writing the turn). Without an items table (a conversation
-    store alone, as in the contract suite) every cited item counts as stored."""
+def sqlite_gone(conn: sqlite3.Connection, dossier: Mapping[str, Any]) -> frozenset[str]:
+    """The items ``dossier`` cites that are no longer stored (``append_turn`` writes the turn with them redacted,
+    inside its transaction; the trigger indexes what it writes). Without an items table (a conversation store
+    alone, as in the contract suite) every cited item counts as stored."""
     ids = cited_item_ids(dossier)
-    if not ids:
-        return frozenset()
-    conn.executemany("INSERT OR IGNORE INTO conversation_citations (item_id, tenant, owner, conversation_id, seq) "
-                     "VALUES (?, ?, ?, ?, ?)", [(i, *key, seq) for i in ids])
-    if not _sqlite_has(conn, "items"):
+    if not ids or not _sqlite_has(conn, "items"):
         return frozenset()
     stored: set[str] = set()
     for batch in _batches(ids):
@@ -182,17 +206,15 @@ def sqlite_scrub(conn: sqlite3.Connection, deleted: Sequence[str] = (),
 # ---- Postgres (the items and the conversations are tables of one database) ----------------------------------
 
 
-def pg_cite(conn: Any, key: tuple[str, str, str], seq: int, dossier: Mapping[str, Any]) -> frozenset[str]:
-    """:func:`sqlite_cite` on Postgres; the items' check takes ``FOR KEY SHARE``, so a concurrent delete of one of
-    them either commits first (the item is missing here) or waits for this turn (and then finds its index rows)."""
+def pg_gone(conn: Any, dossier: Mapping[str, Any]) -> frozenset[str]:
+    """:func:`sqlite_gone` on Postgres (migration 0011's trigger indexes the turn). The check takes ``FOR KEY
+    SHARE`` on the items, so a concurrent delete of one of them either commits first (the item is missing here)
+    or waits for this turn (and then finds its index rows)."""
     from .pg_codec import encode_text as enc
 
     ids = cited_item_ids(dossier)
     if not ids:
         return frozenset()
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO conversation_citations (item_id, tenant, owner, conversation_id, seq) "
-                        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", [(enc(i), *key, seq) for i in ids])
     stored = {r[0] for r in conn.execute("SELECT id FROM items WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE",
                                          ([enc(i) for i in ids],)).fetchall()}
     return frozenset(i for i in ids if enc(i) not in stored)

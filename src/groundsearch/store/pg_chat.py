@@ -7,15 +7,16 @@ statement is keyed by ``(tenant, owner, id)``, and turns go with their conversat
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .chat_citations import pg_cite, redact_for_delete
+from ..assistant.redaction import redact_turn
+from .chat_citations import pg_gone
 from .chat_base import KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query
-from .pg_codec import encode_text as enc
 from .pg_connect import in_transaction, unavailable
 
 __all__ = ["PgConversationStore"]
@@ -77,21 +78,17 @@ class PgConversationStore:
                 "SELECT COALESCE(MAX(seq), 0) FROM conversation_turns "
                 "WHERE tenant = %s AND owner = %s AND conversation_id = %s", key).fetchone()
             seq = int(last) + 1
+            # A source deleted while this turn was answered: the turn is written as the delete would leave it
+            # (migration 0011's trigger indexes what is written). The items are locked after the conversation
+            # row, before the turn, as before: a delete locks items, then the turns citing them.
+            plain = replace(turn, dossier=_plain(turn.dossier), audit=_plain(turn.audit),
+                            tools=_plain(list(turn.tools)))
+            written = redact_turn(plain, pg_gone(conn, plain.dossier))
             conn.execute(
                 "INSERT INTO conversation_turns (tenant, owner, conversation_id, seq, user_text, reply, assistant, "
                 "dossier, audit, tools) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (*key, seq, turn.user, turn.reply, turn.assistant,
-                 Jsonb(_plain(turn.dossier)), Jsonb(_plain(turn.audit)), Jsonb(_plain(list(turn.tools)))))
-            gone = pg_cite(conn, key, seq, _plain(turn.dossier))
-            if gone:  # deleted while this turn was being answered: written as the delete would leave it
-                reply, dossier, audit, tools = redact_for_delete(
-                    turn.reply, _plain(turn.dossier), _plain(turn.audit), _plain(list(turn.tools)), gone)
-                conn.execute("UPDATE conversation_turns SET reply = %s, dossier = %s, audit = %s, tools = %s "
-                             "WHERE tenant = %s AND owner = %s AND conversation_id = %s AND seq = %s",
-                             (reply, Jsonb(dossier), Jsonb(audit), Jsonb(tools), *key, seq))
-                conn.execute("DELETE FROM conversation_citations WHERE tenant = %s AND owner = %s "
-                             "AND conversation_id = %s AND seq = %s AND item_id = ANY(%s)",
-                             (*key, seq, [enc(i) for i in gone]))
+                (*key, seq, written.user, written.reply, written.assistant,
+                 Jsonb(dict(written.dossier)), Jsonb(dict(written.audit)), Jsonb(list(written.tools))))
             conn.execute("DELETE FROM conversation_turns WHERE tenant = %s AND owner = %s AND conversation_id = %s "
                          "AND seq <= %s", (*key, seq - max(1, keep_turns)))
             # their turns go with them (ON DELETE CASCADE)

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..errors import StoreError
 from .chat_citations import dumps as _dumps
-from .chat_citations import redact_for_delete, sqlite_cite, sqlite_ensure
+from ..assistant.redaction import redact_turn
+from .chat_citations import sqlite_ensure, sqlite_gone
 from .chat_base import (
     ALL_TENANTS_SCOPE, KEEP_CONVERSATIONS, OWNERS_SQL, Conversation, StoredTurn, overflow_query, turns_query,
 )
@@ -116,14 +117,14 @@ class SQLiteConversationStore:
                     "SELECT COALESCE(MAX(seq), 0) FROM conversation_turns "
                     "WHERE tenant = ? AND owner = ? AND conversation_id = ?", key).fetchone()
                 seq = int(last) + 1
+                # a source deleted while this turn was answered: the turn is written as the delete would leave it
+                # (the trigger of store/chat_citations.py indexes what is written)
+                turn = redact_turn(turn, sqlite_gone(self._conn, turn.dossier))
                 self._conn.execute(
                     "INSERT INTO conversation_turns(tenant, owner, conversation_id, seq, user_text, reply, assistant, "
                     "dossier, audit, tools, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*key, seq, turn.user, turn.reply, turn.assistant, _dumps(dict(turn.dossier)),
                      _dumps(dict(turn.audit)), _dumps(list(turn.tools)), now))
-                gone = sqlite_cite(self._conn, key, seq, turn.dossier)
-                if gone:  # deleted while this turn was being answered: written as the delete would leave it
-                    _erase(self._conn, key, seq, turn, gone)
                 self._conn.execute(
                     "DELETE FROM conversation_turns WHERE tenant = ? AND owner = ? AND conversation_id = ? "
                     "AND seq <= ?",
@@ -172,16 +173,6 @@ class SQLiteConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
         return gone
-
-
-def _erase(conn: sqlite3.Connection, key: tuple[str, str, str], seq: int, turn: StoredTurn,
-           gone: frozenset[str]) -> None:
-    reply, dossier, audit, tools = redact_for_delete(turn.reply, turn.dossier, turn.audit, turn.tools, gone)
-    conn.execute("UPDATE conversation_turns SET reply = ?, dossier = ?, audit = ?, tools = ? WHERE tenant = ? "
-                 "AND owner = ? AND conversation_id = ? AND seq = ?",
-                 (reply, _dumps(dossier), _dumps(audit), _dumps(tools), *key, seq))
-    conn.execute(f"DELETE FROM conversation_citations WHERE tenant = ? AND owner = ? AND conversation_id = ? "
-                 f"AND seq = ? AND item_id IN ({','.join('?' * len(gone))})", (*key, seq, *sorted(gone)))
 
 
 def _add_citations(conn: sqlite3.Connection) -> None:
