@@ -20,9 +20,9 @@ from ...engine import Engine
 from ...scope import caller_scope
 from ...settings import Settings
 from .auth import LOCAL_PRINCIPAL, KeyStore, Principal, Role
-from .ratelimit import Bucket, RateLimiter
+from .ratelimit import Bucket, RateLimiter, text_units
 
-__all__ = ["AdmittedRoute", "ApiState", "Requirement", "api_router", "principal", "requires", "state"]
+__all__ = ["AdmittedRoute", "ApiState", "Requirement", "api_router", "principal", "requires", "spend_text", "state"]
 
 _ADMITTED = "gs_admitted"  # scope["state"] entry: (the requirement checked, its principal)
 
@@ -70,10 +70,7 @@ class Requirement:
         who = principal(request)
         who.require(self.role)
         if self.bucket is not None:
-            if state(request).keys is not None:
-                state(request).limiter.check(self.bucket, who.key_id, caller_scope(who.tenant))
-            else:
-                state(request).limiter.check(self.bucket, f"local:{_client(request)}")
+            _spend(request, who, self.bucket, 1)
         request.scope.setdefault("state", {})[_ADMITTED] = (self, who)
         return who
 
@@ -85,6 +82,22 @@ class Requirement:
 
     def __repr__(self) -> str:
         return f"requires({self.role!r}" + (f", {self.bucket!r})" if self.bucket else ")")
+
+
+def _spend(request: Request, who: Principal, bucket: Bucket, cost: int) -> None:
+    if state(request).keys is not None:
+        state(request).limiter.check(bucket, who.key_id, caller_scope(who.tenant), cost)
+    else:
+        state(request).limiter.check(bucket, f"local:{_client(request)}", cost=cost)
+
+
+def spend_text(request: Request, who: Principal, text: str) -> None:
+    """Charge the search budget for the length of ``text`` (``ratelimit.text_units``), past the one unit admission
+    spent: called once the body is parsed, before any work. A long query is a request's worth of CPU many times
+    over, so counted as one it let a key burn many times the CPU its budget meant."""
+    extra = text_units(text) - 1
+    if extra > 0:
+        _spend(request, who, "search", extra)
 
 
 def requires(role: Role, bucket: Bucket | None = None) -> Requirement:

@@ -17,9 +17,25 @@ from limits import RateLimitItemPerMinute, storage, strategies
 from ...errors import ConfigError, RateLimited
 from ...settings import Settings
 
-__all__ = ["Bucket", "RateLimiter"]
+__all__ = ["Bucket", "RateLimiter", "text_units"]
 
 Bucket = Literal["search", "preview", "ingest", "keys"]
+
+# What a query's text costs the search budget. Every new request is encoded by the intent steps' e5 model (up
+# to its 512-token window) and the query embedder, so CPU grows with the text: measured over the real app
+# (one core, load ~4), a 60-character request 0.03-0.08 s, 250 bytes 0.08-0.37 s, a 2,000-character one ~1.1 s
+# (the window's cost; CJK reaches it by ~500 characters, three bytes each). Counted as one request, a key's 30
+# a minute of such requests asked for half a core, and a tenant's ten keys' worth for five. UTF-8 bytes follow
+# the tokens closely enough (a CJK character is one token and three bytes, an ASCII word ~4 bytes a token).
+BYTES_PER_UNIT = 200
+MAX_UNITS = 10  # the encoder's window: past it the text costs no more
+
+
+def text_units(text: str) -> int:
+    """Budget units a request whose caller-written text is ``text`` spends: one per started ``BYTES_PER_UNIT``
+    bytes past the first, at most ``MAX_UNITS`` (a request under 200 bytes — every evaluation request — is one).
+    Pure."""
+    return min(MAX_UNITS, 1 + len(text.encode("utf-8", "surrogatepass")) // BYTES_PER_UNIT)
 
 
 class RateLimiter:
@@ -50,18 +66,18 @@ class RateLimiter:
             self.backend = "memory"
         self._limiter = strategies.MovingWindowRateLimiter(self._storage)
 
-    def check(self, bucket: Bucket, key_id: str, tenant: str | None = None) -> None:
-        """Count one request against ``key_id``'s ``bucket`` and, given its ``tenant`` scope, against the
-        tenant's; raise ``RateLimited`` when either budget is spent (a key already stopped spends no tenant
-        budget)."""
-        self._hit(self._items[bucket], bucket, key_id, "")
+    def check(self, bucket: Bucket, key_id: str, tenant: str | None = None, cost: int = 1) -> None:
+        """Count ``cost`` requests against ``key_id``'s ``bucket`` and, given its ``tenant`` scope, against the
+        tenant's; raise ``RateLimited`` when either budget has less left (a key already stopped spends no tenant
+        budget, and a refused cost spends nothing)."""
+        self._hit(self._items[bucket], bucket, key_id, "", cost)
         if tenant is not None:
             # hashed: a tenant name may hold the storage's separators
             scope = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:32]
-            self._hit(self._tenant_items[bucket], f"tenant-{bucket}", scope, "your tenant's ")
+            self._hit(self._tenant_items[bucket], f"tenant-{bucket}", scope, "your tenant's ", cost)
 
-    def _hit(self, item: RateLimitItemPerMinute, namespace: str, key: str, whose: str) -> None:
-        if self._limiter.hit(item, namespace, key):
+    def _hit(self, item: RateLimitItemPerMinute, namespace: str, key: str, whose: str, cost: int) -> None:
+        if self._limiter.hit(item, namespace, key, cost=cost):
             return
         reset = self._limiter.get_window_stats(item, namespace, key).reset_time
         retry = max(1.0, reset - time.time())

@@ -21,7 +21,7 @@ from ...assistant.turn import fold_chat, forget, history, run_turn
 from ...scope import caller_scope
 from ...types import MAX_QUERY_CHARS
 from .auth import Principal
-from .deps import api_router, requires, state
+from .deps import api_router, requires, spend_text, state
 from .sse import first_event, sse_events, stream_responses
 
 __all__ = ["router"]
@@ -61,6 +61,7 @@ async def chat(request: Request, body: ChatBody, stream: bool = False,
     """One turn: dossier, reply (LLM with tools, or offline), audit, persisted. `?stream=true`: SSE with the
     search stages, then `dossier`, `token`s and per-paragraph `audit`s (streaming model), `discovery`,
     `handoff`, `reply`, `complete {conversation_id}`."""
+    await run_in_threadpool(spend_text, request, who, body.message)  # Redis is blocking I/O
     engine = state(request).engine
     if not stream:
         return await run_in_threadpool(lambda: fold_chat(_turn(engine, body, who)))

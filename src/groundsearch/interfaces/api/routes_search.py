@@ -14,7 +14,7 @@ from sse_starlette import EventSourceResponse
 from ...errors import Forbidden, GroundsearchError
 from ...types import MAX_QUERY_CHARS, Profile, SearchResponse
 from .auth import Principal
-from .deps import api_router, principal, requires, state
+from .deps import api_router, principal, requires, spend_text, state
 from .models import PREVIEW_MAX, CacheClearOut, HealthOut, PreviewItem, PreviewOut, SearchBody, SuggestionsOut, clamp
 from .sse import first_event, sse_events, stream_responses
 
@@ -31,6 +31,7 @@ StreamFlag = Annotated[bool, Query(description="answer with Server-Sent Events i
 
 async def _run(request: Request, body: SearchBody, who: Principal, stream: bool) -> Any:
     who.read_filter(include_drafts=body.include_drafts)  # drafts need the editor role: 403 before any work
+    await run_in_threadpool(spend_text, request, who, body.query)  # Redis is blocking I/O
     engine = state(request).engine
     if not stream:
         return await run_in_threadpool(engine.search, body, tenant=who.tenant)
