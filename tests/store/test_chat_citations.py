@@ -271,3 +271,23 @@ def test_the_trigger_indexes_exactly_what_cited_item_ids_reads(pair: Callable[[]
         p.old_insert(seq, dossier)
         assert p.citations() - before == len(cited_item_ids(dossier)), sources
     assert p.citations() == sum(len(cited_item_ids({"sources": s})) for s in _SHAPES)
+
+
+def test_attack_a_short_title_leaves_the_free_text_with_its_item(pair: Callable[[], Pair]) -> None:
+    """A title under 12 characters ("Title of x" is 10; a codename like "Zephyrine" 9) was erased from the dossier
+    entry but kept in a sentence that also cites a visible source, in the audit trace and in a model's tool
+    arguments, on disk and in ``GET /api/chat/{id}`` (the same redaction). Failed before (seen: 'Title of x' in
+    the rows after the delete); now a withdrawn source's title of 4+ characters goes as a whole word, any case."""
+    p = pair()
+    p.store.upsert([_item("x", SECRET), _item("y", KEPT)])
+    turn = _turn()
+    reply = "Both title of x [1] and the hinge [2] were checked."
+    turn = StoredTurn(seq=0, user="what fails?", reply=reply, assistant="default", dossier=turn.dossier,
+                      audit={"text": reply, "notes": ["entity 'Title of x' is supported by [1]"]},
+                      tools=({"name": "render_plan", "arguments": {"step": "replace the Title of x part"},
+                              "by": "model"},))
+    p.chats.append_turn("t1", "c1", "default", {}, turn, keep_turns=10, owner="k1")
+    assert p.store.delete(["x"]) == 1
+    raw = p.raw()
+    assert "title of x" not in raw.lower()
+    assert "the hinge [2] were checked" in raw and KEPT in raw  # the visible source's words stay

@@ -23,6 +23,10 @@ WITHDRAWN_SENTENCE = "[A sentence quoting a withdrawn source was removed.]"
 _UNIT = re.compile(r"(.*?)((?:\s*\[\d{1,3}\])+)([.!?]?)", re.S)
 _NUMBER = re.compile(r"\[(\d{1,3})\]")
 _MIN_PHRASE = 12  # shorter scrub phrases ("Yes.") would blank unrelated words of the audit trace
+# A withdrawn source's title shorter than that is still a name worth erasing ("Zephyrine", a codename): it goes as a
+# whole word, any case, wherever the turn's free text names it. The cost: the same word quoting a visible source
+# in that turn goes too (visibly, as the marker). Three characters or fewer ("Q3") would blank too much.
+_MIN_TITLE = 4
 
 
 def source_item_id(source: Mapping[str, Any]) -> str:
@@ -74,16 +78,19 @@ def _redact_reply(text: str, gone: set[int]) -> tuple[str, list[str]]:
     return "".join(out), removed
 
 
-def _scrub(value: Any, phrases: Sequence[str]) -> Any:
-    """``value`` (JSON-shaped) with every occurrence of ``phrases`` in its strings replaced by the marker sentence."""
+def _scrub(value: Any, phrases: Sequence[str], words: Sequence[str] = ()) -> Any:
+    """``value`` (JSON-shaped) with every occurrence of ``phrases`` in its strings replaced by the marker sentence,
+    and every whole-word occurrence of ``words`` (any case) by the withdrawn marker."""
     if isinstance(value, str):
         for p in phrases:
             value = value.replace(p, WITHDRAWN_SENTENCE)
+        for w in words:
+            value = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", WITHDRAWN, value, flags=re.IGNORECASE)
         return value
     if isinstance(value, Mapping):
-        return {k: _scrub(v, phrases) for k, v in value.items()}
+        return {k: _scrub(v, phrases, words) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_scrub(v, phrases) for v in value]
+        return [_scrub(v, phrases, words) for v in value]
     return value
 
 
@@ -137,12 +144,14 @@ def redact_turn(turn: StoredTurn, withdrawn: frozenset[str],
         else:
             answer.append(dict(sentence))
     reply, removed = _redact_reply(turn.reply, gone)
+    titles = {str(s.get("title") or "").strip() for s, m in zip(sources, marked) if m}
+    words = sorted({t for t in titles if _MIN_TITLE <= len(t) < _MIN_PHRASE}, key=len, reverse=True)
     phrases = sorted({p for p in [*removed, *phrases] if len(p) >= _MIN_PHRASE}, key=len, reverse=True)
     supported, urls = constraints_from_sources(kept_sources)
     dossier = {**turn.dossier, "sources": kept_sources, "answer": answer, "supported_entities": list(supported),
                "source_urls": list(urls)}
-    audit = _scrub({**turn.audit, **({"text": reply} if "text" in turn.audit else {})}, phrases)
-    return replace(turn, reply=_scrub(reply, phrases), dossier=dossier, audit=audit,
-                   tools=tuple(_scrub(list(turn.tools), phrases)))
+    audit = _scrub({**turn.audit, **({"text": reply} if "text" in turn.audit else {})}, phrases, words)
+    return replace(turn, reply=_scrub(reply, phrases, words), dossier=dossier, audit=audit,
+                   tools=tuple(_scrub(list(turn.tools), phrases, words)))
 
 
