@@ -464,7 +464,7 @@ _REFUSAL_REACH = frozenset("""or and nor o ou oder of en y e und need want any q
     more noch ne for ask asked asking requested pedi pedido demande demandee chiesto ho gevraagd om
     voglio veux will mochte wil necesito preciso brauche anything something fancy like such chce potrzebuje
     get have see it to making creating drawing doing building hace falta precisa precisamos besoin
-    me us""".split())
+    me us another""".split())
 _CONNECTORS = frozenset("de en a ad di du des em com con in van met mit d'".split())
 # Words in front of a chart word that never name a kind: "can you plot", "as a chart", "draw me a plot"
 _NOT_KIND_WORDS = (_ARTICLES | _DIRECTIVE_VERBS | _USE_PREP | _QUESTION_START | _FILLERS | _ADDRESSEES | _REFUSAL_REACH
@@ -534,10 +534,14 @@ def _capability(tokens: list[str], hits: list[tuple[int, int, str]]) -> bool:
 
 
 # A refusal said after the format word, in its clause: "a table isn't necessary", "chart not needed", "a chart
-# would be overkill", "il grafico non serve", "das Diagramm ist nicht nötig", "de grafiek is niet nodig".
+# would be overkill", "il grafico non serve", "das Diagramm ist nicht nötig", "de grafiek is niet nodig"; and the
+# shape judged unfit for the ask: "charts are honestly not helpful for me here", "a chart is the wrong tool for
+# this", "the donut doesn't work for me".
 _REFUSED_AFTER = re.compile(
     r"^(?:[\w']+ ){0,3}?(?:(?:isn't|isnt|is not|are not|aren't|arent|not) (?:necessary|needed|required|needed here|"
-    r"what i (?:need|want|asked for))|not needed|not necessary|unnecessary|(?:would be|is|feels) overkill|"
+    r"what i (?:need|want|asked for)|helpful|useful|the right (?:tool|format|fit))|not needed|not necessary|"
+    r"unnecessary|unhelpful|useless|(?:would be|is|feels) overkill|the wrong "
+    r"(?:tool|format|choice)|(?:doesn't|doesnt|does not|don't|dont|do not|didn't|didnt|won't|wont) work|"
     r"no es necesari[oa]|no hace falta|no me (?:sirve|hace falta)|nao e necessari[oa]|nao precisa|"
     r"n'est pas necessaire|n est pas necessaire|pas necessaire|est inutile|"
     r"nicht (?:notig|erforderlich|notwendig|gebraucht)|ist unnotig|brauche ich nicht|"

@@ -305,6 +305,9 @@ NEGATIONS: tuple[str, ...] = (
     "no", "not", "dont", "don't", "do not", "without", "skip", "forget", "rather than", "instead of",
     "no need for", "never", "nor", "none", "don't bother with", "dont bother with",
     "sin", "nada de", "ni",
+    # the negative determiners ("no hace falta ningún gráfico", "não quero nenhuma tabela", "aucun tableau"), as
+    # Italian "nessun"/"nessuna" and German "kein" below
+    "ningun", "ninguna", "ninguno", "nenhum", "nenhuma", "aucun", "aucune",
     "sans", "pas de", "pas",
     "ohne", "kein", "keine", "keinen", "keiner", "nicht",
     "sem", "nao", "nem",
