@@ -1,4 +1,5 @@
-"""Session 16's negation classes (issue 10): refusals tier 1 read as wishes.
+"""Session 16's negation classes (issue 10): refusals tier 1 read as wishes, and wishes a refusal sets up that it
+read as unsure, so the classifier, which reads the refusal's words as asking for nothing, dropped the shape.
 
 Requests written for the classes, never a split's row; each class was seen in three or more learning splits."""
 
@@ -35,3 +36,25 @@ def test_a_shape_judged_unfit_sets_up_the_other_shape_as_the_wish():
               "a table is the wrong tool here — I'd like the co-authors as a network"):
         d = read_directive(q)
         assert d.sure and d.format != "default" and contrasted(d), q
+
+
+# a format word of a later clause than a refused one of another format, with no verb putting it to use: the
+# replacement the refusal sets up, as sure as "not a table but a chart" (the classifier may say which format, never
+# none)
+test_the_shape_after_a_refused_one_is_the_wish = reads_as(
+    ("table", None, True),
+    "I don't need a chart, a short table of the ACL papers will do",
+    "a timeline would be overkill — a plain table of versions and dates is enough",
+    "skip the network; a two-column table of author and paper count",
+)
+
+
+def test_the_shape_after_a_refusal_is_contrasted():
+    d = read_directive("no chart please, a plain table of Haystack releases")
+    assert d.sure and d.format == "table" and contrasted(d)
+
+
+# the same format named again after its refusal stays unsure: "pas de graphique, une réponse courte"
+def test_a_later_word_of_the_refused_format_is_not_a_wish():
+    d = read_directive("no chart — maybe a short answer about line charts in the docs?")
+    assert d.format == "default" or not d.sure
