@@ -13,7 +13,7 @@ from groundsearch.query.intent.format_model import FORMATS
 def _reading(evidence: str, fmt: str, gold: str, top: str, p_top: float) -> dict:
     p = np.array([p_top if f == top else (1 - p_top) / (len(FORMATS) - 1) for f in FORMATS])
     return {"query": "papers per venue", "format": fmt, "subtype": None, "evidence": evidence, "sure": True,
-            "candidates": [], "gold": gold, "p": p, "framed": False, "contrasted": False, "asks": False,
+            "candidates": [], "gold": gold, "p": p, "framed": False, "holds": False, "asks": False,
             "split": "s"}
 
 

@@ -170,7 +170,7 @@ def test_the_classifier_decides_an_unread_request_among_every_format() -> None:
 def _reading(evidence: str, fmt: str, gold: str, p_table: float, sure: bool = True) -> dict:
     p = np.array([p_table if f == "table" else (1 - p_table) / (len(FORMATS) - 1) for f in FORMATS])
     return {"query": "Näytä julkaisut taulukkona nyt", "format": fmt, "subtype": None, "evidence": evidence,
-            "sure": sure, "candidates": [], "gold": gold, "p": p, "framed": False, "contrasted": False,
+            "sure": sure, "candidates": [], "gold": gold, "p": p, "framed": False, "holds": False,
             "asks": False}
 
 

@@ -5,8 +5,13 @@ Requests written for the classes, never a split's row; each class was seen in th
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from groundsearch.query.intent.directives import read_directive
-from groundsearch.query.intent.format_step import contrasted
+from groundsearch.query.intent.format_model import FORMATS, load_calibration, restrict
+from groundsearch.query.intent.format_step import FormatStep, contrasted
 
 from .readings import reads_as
 
@@ -58,3 +63,28 @@ def test_the_shape_after_a_refusal_is_contrasted():
 def test_a_later_word_of_the_refused_format_is_not_a_wish():
     d = read_directive("no chart — maybe a short answer about line charts in the docs?")
     assert d.format == "default" or not d.sure
+
+
+class _SaysNone:
+    """A classifier sure the request asks for nothing."""
+
+    def predict(self, query, candidates=()):
+        p = np.array([0.99 if f == "default" else 0.0025 for f in FORMATS])
+        return restrict(p, candidates)
+
+
+def test_a_format_word_heading_what_it_shows_is_not_overruled_to_no_structure():
+    """The classifier reads "Venn of which vector DBs …" as a question about the databases; the shape named with its
+    content is the wish (format_step.holds_a_shape)."""
+    step = FormatStep(lambda: _SaysNone(), replace(load_calibration(), overrides={"used": 0.5}))
+    for query, fmt in (("Venn of which agent frameworks ship on PyPI and npm.", "chart"),
+                       ("quick donut of the registry split among last month's releases?", "chart"),
+                       ("table of every docs page that mentions Redis", "table"),
+                       ("org chart showing which packages hang off langchain-core", "graph")):
+        decision, _ = step.decide(query, read_directive(query))
+        assert (decision.format, decision.tier) == (fmt, "rules"), query
+    # a format word that heads nothing is still the classifier's to overrule (tier 1 reads this one as a used chart)
+    query = "the chart in the README looked odd to me, what does it measure?"
+    d = read_directive(query)
+    assert (d.format, d.sure) == ("chart", True)
+    assert step.decide(query, d)[0].format == "default"

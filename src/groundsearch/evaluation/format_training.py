@@ -44,7 +44,7 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, examples, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, asks_nothing, contrasted, may_replace, refused, widened
+from ..query.intent.format_step import FormatStep, asks_nothing, holds_a_shape, may_replace, refused, widened
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -134,7 +134,7 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
             alone.append((FORMATS[int(np.argmax(p))], None))
             report["rows"].append({"split": held, "query": r["query"], "format": r["format"],
                                    "evidence": d.evidence, "sure": d.sure, "rules": d.format, "framed": d.framed,
-                                   "contrasted": contrasted(d), "refused": sorted(refused(d)),
+                                   "holds": holds_a_shape(d, r["query"]), "refused": sorted(refused(d)),
                                    "question": d.question,
                                    "candidates": list(d.candidates), "cascade": decision.format,
                                    "p": [round(float(x), 4) for x in p]})
@@ -143,13 +143,13 @@ def loso(splits: dict[str, list[dict[str, Any]]], folds: dict[str, FormatClassif
     return report
 
 
-def _overrules(rules: str, p: np.ndarray, threshold: float, contrast: bool, asks: bool = False,
+def _overrules(rules: str, p: np.ndarray, threshold: float, holds: bool, asks: bool = False,
                no: Sequence[str] = ()) -> bool:
     """The format step's rule (``FormatStep._second_opinion``) on stored probabilities (``asks``: a direct
     question or a plain statement with no format word, ``format_step.asks_nothing``, which the classifier never
     overrules; ``no``: the formats the request refuses, today's reading, which the classifier never restores)."""
     fmt = FORMATS[int(np.argmax(p))]
-    return (fmt != rules and float(p.max()) >= threshold and not (contrast and fmt == "default") and not asks
+    return (fmt != rules and float(p.max()) >= threshold and not (holds and fmt == "default") and not asks
             and may_replace(rules, fmt) and fmt not in no)
 
 
@@ -157,10 +157,10 @@ def _disagreements(readings: list[tuple[str, str, str, np.ndarray, bool, bool, S
                    ) -> dict[str, dict[float, list[int]]]:
     """Per tier-1 case and threshold: [classifier right, tier 1 right] where a sure tier 1 was contradicted."""
     out: dict[str, dict[float, list[int]]] = defaultdict(lambda: {t: [0, 0] for t in THRESHOLDS})
-    for evidence, rules, gold, p, contrast, asks, no in readings:
+    for evidence, rules, gold, p, holds, asks, no in readings:
         fmt, counts = FORMATS[int(np.argmax(p))], out[evidence]  # a case is listed even if never contradicted
         for t in THRESHOLDS:
-            if _overrules(rules, p, t, contrast, asks, no):
+            if _overrules(rules, p, t, holds, asks, no):
                 counts[t][0] += fmt == gold
                 counts[t][1] += rules == gold
     return out
@@ -411,7 +411,7 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
     for b in blind_tier1():
         row = by_query[(b["split"], b["query"])]
         out.append({**b, "gold": row["format"], "p": np.array(row["p"]), "framed": row["framed"],
-                    "contrasted": row["contrasted"], "refused": row.get("refused", ()), "question": row["question"],
+                    "holds": row["holds"], "refused": row.get("refused", ()), "question": row["question"],
                     "asks": asks_nothing(b["evidence"], row["question"], b["query"])})
     return out
 
@@ -419,9 +419,9 @@ def _blind_readings(report: dict[str, Any]) -> list[dict[str, Any]]:
 def _sure_readings(report: dict[str, Any], blind: list[dict[str, Any]], leave: str | None
                    ) -> list[tuple[str, str, str, np.ndarray, bool, bool, Sequence[str]]]:
     """What ``calibrate`` chooses overrides from, less the split ``leave`` (its blind and its in-sample rows)."""
-    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["contrasted"], b["asks"], b.get("refused", ())) for b in blind
+    out = [(b["evidence"], b["format"], b["gold"], b["p"], b["holds"], b["asks"], b.get("refused", ())) for b in blind
            if b["sure"] and b["split"] != leave]
-    out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["contrasted"],
+    out += [(r["evidence"], r["rules"], r["format"], np.array(r["p"]), r["holds"],
              asks_nothing(r["evidence"], r["question"], r["query"]), r.get("refused", ()))
             for r in report["rows"]
             if r["sure"] and r["split"] != leave]
@@ -447,7 +447,7 @@ def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread:
     if not sure:
         fmt, _ = restrict(p, widened(tuple(candidates), b.get("question", False)))
         subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
-    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["contrasted"], b["asks"],
+    elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["holds"], b["asks"],
                                                    b.get("refused", ())):
         fmt, subtype, tier = FORMATS[int(np.argmax(p))], None, "classifier"
     if fmt == "chart" and subtype is None:

@@ -1232,6 +1232,21 @@ def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
     return replace(d, question=True) if _opens_question(folded) else d
 
 
+# A format word heading what it shows: "table of all docs pages about ingestion", "Venn of which vector DBs publish
+# on PyPI", "quick pie of the licence split", "org chart showing which packages hang off …", "a chart of releases per
+# quarter". English only: "de" after a word of the other languages names a title as often ("le tableau de Monet").
+_HEADS_CONTENT = re.compile(r"s?\s+(?:of|showing|per|by|for each)\b")
+
+
+def heads_its_content(query: str, directive: Directive) -> bool:
+    """Whether a format word tier 1 read (used or bare) is followed by what it is to show (``_HEADS_CONTENT``)."""
+    if not directive.terms:
+        return False
+    folded = fold(" ".join(_GLUED_USE.sub(r"\1 \2 \3", own_words(query)).split()))
+    return any(t.kind != "mention" and t.frame in ("used", "as", "bare")
+               and _HEADS_CONTENT.match(folded, t.at + len(t.words)) for t in directive.terms)
+
+
 def kind_from_text(query: str) -> tuple[ChartSubtype, str | None]:
     """The kind of a chart a later tier decided the request asks for, where tier 1 read none: the look it
     describes (the user's words kept), else the house convention."""
