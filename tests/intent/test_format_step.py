@@ -151,7 +151,10 @@ def test_a_plain_statement_with_no_format_word_is_never_overruled_into_a_shape()
     sure_chart = FixedClassifier({"chart": 0.99, "default": 0.01})
     for q in ("Pharmacist attendance at ward rounds reduces adverse events in wards.",
               "The amount of publicly available DNA data doubles every 10 months.",
-              "Malaria has a high vectorial capacity."):
+              "Malaria has a high vectorial capacity.",
+              # one English function word other than "a", in plain ASCII (session 16)
+              "Metformin lowers hepatic glucose output in obese mice.",
+              "Rapamycin extends lifespan in fruit flies."):
         assert statement(q) and read_directive(q).evidence == "none", q
         decision, _ = FormatStep(lambda: sure_chart, cal).decide(q, read_directive(q))
         assert (decision.format, decision.tier) == ("default", "rules"), q
@@ -159,6 +162,8 @@ def test_a_plain_statement_with_no_format_word_is_never_overruled_into_a_shape()
               "I want to see the trend in agent-framework releases, not read a paragraph about it.",  # a person
               "how the number of launches evolved over time",  # no full stop: a fragment, maybe a wish
               "Gwnewch siart o nifer y papurau fesul blwyddyn.",  # Welsh: not two English function words
+              "Mostrami l'andamento mese per mese dei paper, dal 2022 a oggi.",  # Italian: only "a"
+              "Näita graafina, millised tooted on omavahel seotud.",  # Estonian "on", not in plain ASCII
               "Releases by month: the trend since 2023."):  # a colon
         assert not statement(q), q
     q = "I want to see the trend in agent-framework releases, not read a paragraph about it."
