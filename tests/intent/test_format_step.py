@@ -170,3 +170,12 @@ def test_a_plain_statement_with_no_format_word_is_never_overruled_into_a_shape()
     assert read_directive(q).evidence == "none"
     decision, _ = FormatStep(lambda: sure_chart, cal).decide(q, read_directive(q))
     assert (decision.format, decision.tier) == ("chart", "classifier")
+
+
+def test_an_english_word_one_edit_from_a_format_word_is_no_typo_of_it():
+    """"chronic" is one edit from German "Chronik" (a timeline): read as its typo, a SciFact claim about chronic
+    disease was a sure timeline, structure nobody asked for. The German word itself still reads."""
+    for q in ("Sirtuin activity is reduced in chronic hypoxia.",
+              "High CRP levels raise the risk of exacerbations in chronic obstructive pulmonary disease."):
+        assert read_directive(q).format == "default", q
+    assert read_directive("zeig mir eine Chronik der Releases").format == "timeline"
