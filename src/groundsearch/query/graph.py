@@ -13,7 +13,8 @@ spellings, "GPT-4" / "GPT 4") get an edge, so the walk crosses spellings that ne
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -88,17 +89,24 @@ def neighbourhood(store: Store, seeds: Sequence[str], f: SearchFilter, *, per_ho
     return list(unique.values())
 
 
-def rank_chunks(mentions: Sequence[tuple[int, str]], scores: Mapping[str, float]) -> list[Hit]:
+def rank_chunks(mentions: Sequence[tuple[int, str]], scores: Mapping[str, float],
+                ids: Callable[[Sequence[int]], Mapping[int, str]] | None = None) -> list[Hit]:
     """Chunks (``(key, entity)`` mentions) scored by the summed PageRank of the entities they mention.
 
-    Ties go by the names a chunk mentions, then by key: keys differ between backends, names do not, so
-    SQLite and Postgres rank alike unless two chunks mention exactly the same names."""
+    Ties go by the names a chunk mentions, then by chunk id (``ids`` looks them up, for tied chunks only), then
+    by key. Not by key alone: a key is the order of ingest, so a file re-ingested (its chunks get new keys)
+    would flip its ties against every other file's, and a store with that history — or the other backend —
+    would rank unlike a fresh build of the same files. Names and ids are the content's."""
     total: dict[int, float] = {}
     names: dict[int, list[str]] = {}
     for key, entity in mentions:
         total[key] = total.get(key, 0.0) + scores.get(entity, 0.0)
         names.setdefault(key, []).append(entity)
-    order = sorted(total, key=lambda c: (-total[c], sorted(names[c]), c))
+    rank = {c: (-total[c], tuple(sorted(names[c]))) for c in total}
+    alike = Counter(rank.values())
+    tied = [c for c in total if alike[rank[c]] > 1 and total[c] > 0]
+    id_of = ids(tied) if ids is not None and tied else {}
+    order = sorted(total, key=lambda c: (*rank[c], id_of.get(c, ""), c))
     return [(c, total[c]) for c in order if total[c] > 0]
 
 
@@ -146,7 +154,12 @@ def graph_hits(store: Store, seeds: Sequence[str], f: SearchFilter, limit: int, 
             scores = damp_hubs(personalized_pagerank(edges, seeds), edges)
     top = sorted(scores, key=lambda e: (-scores[e], e))[:TOP_ENTITIES]
     mentions = store.entity_chunks(top, f, limit * 4)
-    return rank_chunks(mentions, scores)[:limit]
+    return rank_chunks(mentions, scores, lambda keys: chunk_ids(store, keys))[:limit]
+
+
+def chunk_ids(store: Store, keys: Sequence[int]) -> dict[int, str]:
+    """Chunk key -> chunk id, for the keys the store still holds."""
+    return {k: view.chunk.id for k, view in store.hydrate(list(keys)).items()}
 
 
 # Entity names whose vectors are kept for the graph leg's synonym edges (~75 MB at 384 floats).

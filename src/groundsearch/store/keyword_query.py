@@ -29,14 +29,16 @@ def field_term(name: str, value: object) -> str:
 
 
 def build_schema() -> tantivy.Schema:
+    """Every field is stored: a partition is written anew from its own documents when a batch deletes from it
+    (``keyword_tantivy._expunge``), without asking the store for them again."""
     sb = tantivy.SchemaBuilder()
-    sb.add_unsigned_field("key", indexed=True, fast=True)
+    sb.add_unsigned_field("key", stored=True, indexed=True, fast=True)
     # "freq" keeps term frequencies for BM25 but no positions: no phrase queries are ever built.
-    sb.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    sb.add_text_field("body", stored=True, tokenizer_name="whitespace", index_option="freq")
     for name in ("item_id", "collection", "status", "tenant", "fv"):
-        sb.add_text_field(name, tokenizer_name="raw", index_option="basic")
-    sb.add_unsigned_field("superseded", indexed=True)
-    sb.add_integer_field("date", indexed=True, fast=True)
+        sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_unsigned_field("superseded", stored=True, indexed=True)
+    sb.add_integer_field("date", stored=True, indexed=True, fast=True)
     return sb.build()
 
 

@@ -54,7 +54,9 @@ __all__ = [
 
 # bump when the tantivy schema or layout changes: an index of another format is rebuilt from SQLite. 2: one
 # tantivy index per tenant and visibility class (keyword_scope.py); a format-1 index mixed every tenant's chunks.
-FORMAT = 2
+# 3: no partition holds deleted documents (_expunge); a format-2 index may hold them, or segment lengths tantivy
+# estimated when it merged them away, so its scores depend on its history.
+FORMAT = 3
 _WRITER_HEAP = 64_000_000  # bytes buffered before tantivy flushes a segment; 64 MB keeps ingest fast and RAM low
 
 
@@ -158,7 +160,10 @@ class KeywordIndex:
 
         Each document goes to its partition; a key is dropped from every partition holding it (an item that
         was published as a draft moves). Partitions commit one after another and the seq is recorded after the
-        last: a crash in between leaves the seq behind, so the whole batch is applied again (idempotent)."""
+        last: a crash in between leaves the seq behind, so the whole batch is applied again (idempotent).
+
+        A partition this batch deletes from is written anew (:func:`_expunge`): no partition holds deleted
+        documents, so BM25 scores a store as it would a fresh build of the same chunks."""
         writer = self._require_writer()
         stale = list(removed_keys) + [d.key for d in docs]
         by_part: dict[str, list[KeywordDoc]] = {}
@@ -176,19 +181,18 @@ class KeywordIndex:
             # opened per batch: a store with many tenants would otherwise hold a writer (threads, lock) for each
             part_writer = _open_writer(index, self.path / name)
             try:
-                if holds:
-                    part_writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "key", stale))
-                for d in adds:
-                    part_writer.add_document(_document(d))
+                _write(part_writer, index, stale, holds, adds)
                 part_writer.commit()
             finally:
                 part_writer.wait_merging_threads()
             index.reload()
-        if stale:
-            writer.delete_documents_by_query(tantivy.Query.term_set_query(self._schema, "key", stale))
-        for d in by_part.get(ROOT, ()):
-            writer.add_document(_document(d))
-        writer.commit()
+        holds = bool(stale) and _holds_any(self._index, stale)
+        try:
+            _write(writer, self._index, stale, holds, by_part.get(ROOT, ()))
+            writer.commit()
+        except BaseException:
+            writer.rollback()  # a half-written batch (an emptied partition) must not ride on the next commit
+            raise
         self._index.reload()
         self.applied_seq = seq
         _write_state(self.path, {"format": FORMAT, "seq": seq})
@@ -364,6 +368,43 @@ def _verify_all(path: Path) -> str | None:
 def _holds_any(index: tantivy.Index, keys: Sequence[int]) -> bool:
     hits = index.searcher().search(tantivy.Query.term_set_query(SCHEMA, "key", list(keys)), 1, count=True)
     return bool(hits.count)
+
+
+def _write(writer: tantivy.IndexWriter, index: tantivy.Index, stale: Sequence[int], holds: bool,
+           adds: Sequence[KeywordDoc]) -> None:
+    """Queue one partition's share of a batch on its ``writer`` (``holds``: the partition has ``stale`` keys)."""
+    if holds:
+        _expunge(writer, index, stale)
+    elif stale:  # keys it does not hold (the batch's new chunks): a no-op, kept so a re-applied batch is one too
+        writer.delete_documents_by_query(tantivy.Query.term_set_query(SCHEMA, "key", list(stale)))
+    for d in adds:
+        writer.add_document(_document(d))
+
+
+def _expunge(writer: tantivy.IndexWriter, index: tantivy.Index, stale: Sequence[int]) -> None:
+    """Empty the partition and queue its documents again from their stored fields, all but ``stale`` (the
+    caller adds the batch's own).
+
+    Why: tantivy scores BM25 with statistics that count deleted documents until a merge drops them — the
+    document count, each term's document frequency and the total length behind the mean length — and a merge
+    of a segment holding deletions re-estimates that total from the 1-byte field norms
+    (``merger.rs: estimate_total_num_tokens``), lossy past 40 terms. Either way a store whose files were
+    re-ingested or deleted scored every chunk unlike a fresh build of the same files (13.7779 against 13.7964
+    on the demo), and near-ties flipped. tantivy-py can neither be handed statistics nor told to merge, but
+    ``delete_all_documents`` drops every segment (and voids the merges under way, whose segments are gone). A
+    partition written anew holds only live documents, in segments that never held a deletion, so its
+    statistics are those of its content whatever its history. The cost: a rewrite of the partition per batch
+    that deletes from it (a first ingest deletes nothing)."""
+    searcher = index.searcher()
+    gone = set(stale)
+    kept: list[tantivy.Document] = []
+    if searcher.num_docs:
+        addresses = [a for _, a in searcher.search(tantivy.Query.all_query(), searcher.num_docs, count=False).hits]
+        keys = searcher.fast_field_values("key", addresses)
+        kept = [searcher.doc(a) for a, k in zip(addresses, keys) if k not in gone]
+    writer.delete_all_documents()
+    for doc in kept:  # read back whole (every field is stored), so added again as it was first written
+        writer.add_document(doc)
 
 
 def _remove_parts(path: Path) -> None:
