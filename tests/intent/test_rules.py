@@ -44,13 +44,28 @@ def test_format_and_chart_subtype(query, fmt, subtype):
 
 
 @pytest.mark.parametrize(
-    "query", ["rows and columns of release dates", "side by side view of llama and mistral",
-              "one row per paper please"],
+    "query", ["side by side view of llama and mistral", "one row per paper please",
+              "how many rows of the config file have columns?"],
 )
 def test_paraphrases_without_a_format_word_leave_the_format_undecided(query):
     # tier 1 abstains: the cascade's classifier decides (tests/intent/test_directives.py, test_format_step.py)
     result = rules(query)
     assert "format" not in result.decided and result.directive is not None and not result.directive.sure
+
+
+@pytest.mark.parametrize(
+    "query", ["rows and columns of release dates", "Kannst du die Schlüssel in Zeilen und Spalten auflisten?",
+              "one row per model, with columns for licence and arXiv id", "ponlo en filas y columnas: vllm"],
+)
+def test_a_table_described_by_two_layout_phrases_is_a_table(query):
+    # its rows and its columns both said: tier 1 reads the table, sure (directives._two_table_shapes)
+    result = rules(query)
+    assert result.intent.format == "table" and result.directive.sure
+
+
+def test_a_grid_with_shaded_cells_stays_a_heatmap():
+    result = rules("Venues down the side, months across the top, and shade each cell darker where more papers landed.")
+    assert (result.intent.format, result.intent.chart_subtype) == ("chart", "heatmap")
 
 
 @pytest.mark.parametrize(
