@@ -217,7 +217,8 @@ def embed(ctx: click.Context, as_json: bool) -> None:
 @click.option("--filter", "-f", "filters", multiple=True, metavar="FIELD=VALUE",
               help="Field filter; repeat a field for membership; date_from/date_to take YYYY-MM-DD or YYYY-MM.")
 @click.option("--profile", type=click.Choice(["rrf", "weighted", "keyword", "vector"]), default="rrf",
-              show_default=True, help="Scoring: RRF hybrid, the weighted profile, or one leg alone.")
+              show_default=True, help="Scoring: both legs fused as retrieval.fusion says (z-scores unless it is "
+                                      "rrf; the name predates z-score fusion), the weighted profile, or one leg alone.")
 @click.option("--include-drafts", is_flag=True)
 @click.option("--include-archived", is_flag=True)
 @click.option("--include-superseded", is_flag=True)
