@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import CONFIG, ENTRY, gs, ingest_json, kb, search_json  # noqa: F401  (kb: fixture)
+from tests.cli.test_cli import CONFIG, ENTRY, RUN_S, gs, ingest_json, kb, search_json  # noqa: F401  (kb: fixture)
 
 
 def _env(kb: Path) -> dict[str, str]:
@@ -57,7 +57,9 @@ def _server_finds(base: str, query: str, profile: str = "keyword") -> list[str]:
     return [r["title"] for r in body["results"]]
 
 
-def _eventually(check, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+def _eventually(check, timeout: float = 300.0):  # type: ignore[no-untyped-def]
+    """``check()`` once it holds, or its last value after ``timeout``: a liveness bound far above the seconds the
+    server's background indexing and embedding take, so a loaded machine makes the test slower, never red."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -122,7 +124,8 @@ def test_killed_background_embedding_loses_nothing_and_resumes(kb: Path) -> None
     db = kb / "data" / "store" / "store.sqlite3"
     proc = subprocess.Popen([ENTRY, "embed", "--json"], cwd=kb, env=_env(kb),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    partial = _eventually(lambda: 0 < _counts(db)[2] < n and _counts(db)[2], timeout=90)
+    # some vectors, not all, or the process ended first (then the assert below says so instead of waiting on)
+    partial = _eventually(lambda: (0 < (c := _counts(db)[2]) < n and c) or proc.poll() is not None, timeout=RUN_S)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL and partial, "embed finished before it could be killed"
