@@ -35,7 +35,10 @@ class RecordingEmbedder(HashEmbedder):
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         if not self.texts:
             try:
-                self._barrier.wait(timeout=10)
+                # a liveness bound as long as the threads' join: on a loaded machine the other embedder may take
+                # many seconds to claim its first window, and a barrier that gave up sooner let one embedder do
+                # all the work and fail 'both took part' for the machine's speed, not the claims'
+                self._barrier.wait(timeout=120)
             except threading.BrokenBarrierError:
                 pass  # the other embedder found nothing left to claim: nothing to overlap with
         self.texts.extend(texts)
