@@ -140,7 +140,8 @@ def test_client_disconnect_stops_the_work(tmp_path: Path) -> None:
                 first = next(parse(r.iter_lines()))
                 assert first[0] in STAGE_RANK
             # leaving the block closed the connection mid-stream
-        assert engine.closed.wait(10), "the engine's generator was never closed"
+        # a liveness bound: the disconnect is seen at the next stage, which a loaded machine may make slow
+        assert engine.closed.wait(120), "the engine's generator was never closed"
         time.sleep(engine.step_seconds * 2)
         assert len(engine.pulled) < total, f"work continued after the disconnect: {engine.pulled}"
         assert "complete" not in engine.pulled
