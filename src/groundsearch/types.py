@@ -293,6 +293,7 @@ class Evidence:
     latency_ms: Mapping[str, float] = field(default_factory=dict)
     degraded: tuple[str, ...] = ()
     gate: GateVerdict | None = None
+    legs_down: tuple[str, ...] = ()  # legs whose index could not serve this request (``degraded`` says why)
 
 
 @dataclass(frozen=True, slots=True)

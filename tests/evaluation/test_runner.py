@@ -108,3 +108,58 @@ def test_postgres_backend_scores_like_the_embedded_one(beir_dir: Path, tmp_path:
         assert on_pg.results[name].ndcg10 == pytest.approx(embedded.results[name].ndcg10, abs=0.01), name
     assert on_pg.rankings["bm25"] == embedded.rankings["bm25"]
     assert on_pg.as_json()["backend"] == "PostgresStore"
+
+
+def _format2_keyword_index(path: Path) -> None:
+    """What the release before keyword FORMAT 3 left on disk: an index whose schema stored no field."""
+    import shutil
+
+    import tantivy
+
+    shutil.rmtree(path)
+    path.mkdir()
+    sb = tantivy.SchemaBuilder()
+    sb.add_unsigned_field("key", indexed=True, fast=True)
+    sb.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    for name in ("item_id", "collection", "status", "tenant", "fv"):
+        sb.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    sb.add_unsigned_field("superseded", indexed=True)
+    sb.add_integer_field("date", indexed=True, fast=True)
+    index = tantivy.Index(sb.build(), path=str(path))
+    writer = index.writer(15_000_000, 1)
+    doc = tantivy.Document()
+    doc.add_unsigned("key", 1)
+    doc.add_text("body", "old words")
+    writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    (path / "applied.json").write_text('{"format": 2, "seq": 999999}')
+
+
+def test_a_cache_from_an_older_keyword_format_is_rebuilt_not_scored_empty(beir_dir: Path, tmp_path: Path) -> None:
+    # CI, session 16: a SciFact cache built before keyword FORMAT 3 was opened read-only, its keyword leg could
+    # not serve (schema mismatch), the product answered from the vector leg alone and bm25 scored nDCG 0.0.
+    dataset = load_beir(beir_dir)
+    root = tmp_path / "cache"
+    run_eval(dataset, ["bm25"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    keyword = cache_dir_for(root, dataset, "hash-64-keyword-only") / "store" / "keyword"
+    _format2_keyword_index(keyword)
+    report = run_eval(dataset, ["bm25", "bm25s"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=root)
+    assert report.results["bm25"].ndcg10 == pytest.approx(1.0)
+    assert report.results["bm25"].ndcg10 == pytest.approx(report.results["bm25s"].ndcg10, abs=0.01)
+    assert '"format": 3' in (keyword / "applied.json").read_text()
+
+
+def test_a_leg_that_cannot_serve_fails_the_eval_instead_of_scoring_the_others(
+        beir_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from groundsearch.errors import IndexUnavailable
+    from groundsearch.store.sqlite import SQLiteStore
+
+    dataset = load_beir(beir_dir)
+
+    def down(self, *args, **kwargs):
+        raise IndexUnavailable("the keyword index is being rebuilt")
+
+    monkeypatch.setattr(SQLiteStore, "keyword_search", down)
+    with pytest.raises(IndexUnavailable, match="hybrid profile ran without its keyword leg"):
+        run_eval(dataset, ["hybrid"], embedder=HashEmbedder(64), embedder_name="hash", cache_root=tmp_path / "c")

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ..errors import IndexUnavailable, InvalidInput
 from ..models.base import Embedder
 from ..ingest.entities import ENTITY_FORMAT, record_entities
 from ..query.planner import PLAN_PROFILES
@@ -323,8 +323,9 @@ def _read_only_engine(settings: Settings, embedder: Embedder) -> Any:
     store = SQLiteStore.open(settings.data_dir / "store", dim=embedder.dim,
                              exact_vector_max=settings.retrieval.exact_vector_max,
                              hnsw_ef=settings.retrieval.hnsw_ef, read_only=True)
-    if store.meta_get("entities_format") != str(ENTITY_FORMAT) or store.meta_get("embedder") is None:
-        store.close()
+    if (store.meta_get("entities_format") != str(ENTITY_FORMAT) or store.meta_get("embedder") is None
+            or any(h["state"] == "unavailable" for h in store.index_health().values())):
+        store.close()  # a writer re-extracts the entities, or rebuilds an index a reader cannot serve from
         return None
     try:
         return Engine.open(settings, embedder=embedder, store=store)
@@ -368,9 +369,17 @@ def doc_id_of(item: Any) -> str:
 
 
 def run_profile(engine: Any, name: str, text: str, *, limit: int = DEPTH) -> Evidence:
-    """One query through the product path under the named plan profile: classify, plan, retrieve."""
+    """One query through the product path under the named plan profile: classify, plan, retrieve.
+
+    A leg whose index could not serve raises :class:`IndexUnavailable`: the product answers from the other
+    legs and says so, but a figure scored on that answer would be the profile's in name only."""
     _, plan = engine.answer_pipeline().plan(SearchRequest(query=text, limit=limit), profile=PROFILES[name])
-    return engine.retrieve(plan)
+    evidence = engine.retrieve(plan)
+    if evidence.legs_down:
+        why = "; ".join(evidence.degraded)
+        raise IndexUnavailable(f"the {name} profile ran without its {', '.join(evidence.legs_down)} leg, so its "
+                               f"figures would be wrong: {why}", details={"legs_down": list(evidence.legs_down)})
+    return evidence
 
 
 def _run_profile(engine: Any, name: str, queries: Mapping[str, str], progress: Callable[[int], None]

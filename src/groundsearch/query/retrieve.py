@@ -172,7 +172,7 @@ class Retriever(Refiner):
         hits, has_more = self._page(plan, lanes, run)
         run.latency["retrieve"] = (time.perf_counter() - started) * 1000
         return Evidence(plan=plan, hits=hits, has_more=has_more, latency_ms=run.latency,
-                        degraded=tuple(run.notes), gate=verdict)
+                        degraded=tuple(run.notes), gate=verdict, legs_down=tuple(sorted(run.down)))
 
     def _fanned(self, plan: RetrievalPlan) -> bool:
         return plan.pattern == "agentic" and len(plan.collections) > 1

@@ -105,6 +105,11 @@ class KeywordIndex:
             state = {}
         if not writable and not tantivy.Index.exists(str(path)):
             raise StoreError(f"keyword index missing at {path}; open the store once for writing to build it")
+        if not writable and state.get("format", FORMAT) != FORMAT:  # a reader cannot rebuild: it says why it won't serve
+            found = cls(path, tantivy.Index(build_schema()), None, 0)
+            found.damaged = (f"the keyword index at {path} is in format {state.get('format')}, this version reads "
+                             f"format {FORMAT}; the writer process rebuilds it when it next opens the store")
+            return found
         problem = _verify_all(path)
         index = None
         parts: dict[str, tantivy.Index] = {}
