@@ -198,9 +198,9 @@ def test_the_shipped_kind_model_was_fitted_on_the_training_files_as_they_are():
 def test_the_next_blind_split_is_never_a_kind_training_file():
     from groundsearch.query.intent.kind_model import training_files
 
-    assert not any("heldout24" in f or "heldout25" in f for f in training_files())
-    # learning splits from session 16
-    assert {"intents-heldout22.jsonl", "intents-heldout23.jsonl"} <= set(training_files())
+    assert not any("heldout26" in f or "heldout27" in f for f in training_files())
+    # learning splits from session 17
+    assert {"intents-heldout24.jsonl", "intents-heldout25.jsonl"} <= set(training_files())
 
 
 @pytest.mark.slow

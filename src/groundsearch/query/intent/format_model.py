@@ -164,9 +164,9 @@ def fit(raw: np.ndarray, labels: Sequence[Format], model_id: str) -> dict[str, A
     return {"w": w, "b": b, "mean": mean.astype(np.float32), "scale": scale.astype(np.float32), "model_id": model_id}
 
 
-# The labelled files the classifier learns from. The next blind splits (heldout24, heldout25) must never be here:
-# they are kept unread for one final blind measurement (heldout22 and heldout23 were, until they were measured
-# blind in session 15 on eb0cf9d).
+# The labelled files the classifier learns from. The next blind splits (heldout26, heldout27) must never be here:
+# they are kept unread for one final blind measurement (heldout24 and heldout25 were, until they were measured
+# blind in session 17 on b240cd7).
 TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intents-heldout.jsonl",
                                    "intents-heldout2.jsonl", "intents-heldout3.jsonl", "intents-heldout4.jsonl",
                                    "intents-heldout5.jsonl", "intents-heldout6.jsonl", "intents-heldout7.jsonl",
@@ -177,7 +177,8 @@ TRAINING_FILES: tuple[str, ...] = ("intents.jsonl", "intents-dev.jsonl", "intent
                                    "intents-heldout17.jsonl", "intents-heldout18.jsonl",
                                    "intents-heldout19.jsonl", "intents-heldout20.jsonl",
                                    "intents-heldout21.jsonl", "intents-heldout22.jsonl",
-                                   "intents-heldout23.jsonl")
+                                   "intents-heldout23.jsonl", "intents-heldout24.jsonl",
+                                   "intents-heldout25.jsonl")
 
 
 # Example rows the format classifier learns from beside the splits and the prototypes: requests written for a class

@@ -56,8 +56,8 @@ REFINE_BARS_AT = 0.7
 
 
 def training_files() -> tuple[str, ...]:
-    """The format classifier's learning splits (heldout22 and heldout23 among them from session 16; the next blind
-    splits, heldout24 and heldout25, kept for a final blind measurement, never)."""
+    """The format classifier's learning splits (heldout24 and heldout25 among them from session 17; the next blind
+    splits, heldout26 and heldout27, kept for a final blind measurement, never)."""
     return TRAINING_FILES
 
 
