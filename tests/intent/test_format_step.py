@@ -23,11 +23,11 @@ class FixedClassifier:
         self.calls = 0
         self.fail = fail
 
-    def predict(self, query, candidates=()):
+    def predict(self, query, candidates=(), none=True):
         self.calls += 1
         if self.fail:
             raise EmbeddingFailed("scripted failure")
-        return restrict(self.p / self.p.sum(), candidates)
+        return restrict(self.p / self.p.sum(), candidates, none)
 
 
 def test_sure_readings_outside_the_override_cases_never_call_the_classifier():

@@ -44,7 +44,9 @@ from ..query.intent.format_model import (
     FORMATS, Calibration, FormatClassifier, bins, blind_requests, examples, fit, load_calibration, restrict, training_files,
     training_rows, training_sha256,
 )
-from ..query.intent.format_step import FormatStep, asks_nothing, holds_a_shape, may_replace, refused, widened
+from ..query.intent.format_step import (
+    DESCRIBED_SHAPES, FormatStep, asks_nothing, holds_a_shape, may_replace, refused, shape_not_none, widened,
+)
 
 __all__ = ["MemoEmbedder", "beats_overrides", "choose_overrides", "load_splits", "loso", "plain_wish", "score"]
 
@@ -231,7 +233,7 @@ def case_confidence(blind: list[dict[str, Any]], leave: str | None) -> dict[str,
         overrides = beats_overrides([b for b in blind if b["split"] not in (split, leave)])
         for b in (b for b in blind if b["split"] == split):
             fmt, _, tier = decide_blind(b, overrides, True)
-            p = restrict(b["p"], [] if b["sure"] else widened(tuple(b["candidates"]), b.get("question", False)))[1]
+            p = _unsure_choice(b)[1] if not b["sure"] else restrict(b["p"], [])[1]
             made.append({"split": split, "tier": tier, "evidence": b["evidence"], "p": p, "sure": b["sure"],
                          "ok": fmt == b["gold"], "tier1_ok": b["format"] == b["gold"]})
     sure = {b["evidence"] for b in blind if b["sure"]}
@@ -292,7 +294,7 @@ def decisions(report: dict[str, Any], rule: float | str, abstain_unread: bool = 
         overrides = overrides_for(report, blind, split, rule)
         for b in (b for b in blind if b["split"] == split):
             fmt, _, tier = decide_blind(b, overrides, abstain_unread)
-            p = restrict(b["p"], [] if b["sure"] else widened(tuple(b["candidates"]), b.get("question", False)))[1]
+            p = _unsure_choice(b)[1] if not b["sure"] else restrict(b["p"], [])[1]
             out.append({"split": split, "tier": tier, "evidence": b["evidence"], "p": p, "sure": b["sure"],
                         "ok": fmt == b["gold"], "tier1_ok": b["format"] == b["gold"]})
     return out
@@ -436,6 +438,21 @@ def _one_threshold(table: dict[str, dict[float, list[int]]], cost: float) -> dic
     return {e: t for e in table} if gain > 0 else {}
 
 
+def _described(b: dict[str, Any]) -> bool:
+    """``format_step.described_shape`` on a blind reading: tier 1's reading then, today's question."""
+    return (not b["sure"] and b["evidence"] == "paraphrase" and not b.get("question", False)
+            and bool(b["candidates"]) and set(b["candidates"]) <= DESCRIBED_SHAPES)
+
+
+def _unsure_choice(b: dict[str, Any]) -> tuple[str, float]:
+    """The classifier's choice for an unsure blind reading, as ``FormatStep.decide`` makes it: among the candidates
+    (widened) and none, and a described table or timeline never none (``format_step.shape_not_none``)."""
+    fmt, p = restrict(b["p"], widened(tuple(b["candidates"]), b.get("question", False)))
+    if fmt == "default" and _described(b):
+        return shape_not_none(p, restrict(b["p"], tuple(b["candidates"]), False))
+    return fmt, p
+
+
 def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread: bool) -> tuple[str, str | None, str]:
     """A blind row met as a new one would be: (format, chart kind, deciding tier) under one rule of combination."""
     from ..query.intent.directives import fold, subtype_from_cues, unread_language
@@ -445,7 +462,7 @@ def decide_blind(b: dict[str, Any], overrides: dict[str, float], abstain_unread:
     if abstain_unread and sure and b["evidence"] == "none" and unread_language(" ".join(b["query"].split())):
         sure, candidates = False, []
     if not sure:
-        fmt, _ = restrict(p, widened(tuple(candidates), b.get("question", False)))
+        fmt, _ = _unsure_choice({**b, "sure": sure, "candidates": candidates})
         subtype, tier = (b.get("subtype") if fmt == b["format"] == "chart" else None), "classifier"
     elif b["evidence"] in overrides and _overrules(fmt, p, overrides[b["evidence"]], b["holds"], b["asks"],
                                                    b.get("refused", ())):

@@ -126,13 +126,14 @@ class FormatClassifier:
             v = np.asarray(self._embedder.embed_queries([query]), dtype=np.float32)[0]
         return _softmax(((v - self.mean) / self.scale) @ self.w + self.b)
 
-    def predict(self, query: str, candidates: Sequence[Format] = ()) -> tuple[Format, float]:
-        return restrict(self.probabilities(query), candidates)
+    def predict(self, query: str, candidates: Sequence[Format] = (), none: bool = True) -> tuple[Format, float]:
+        return restrict(self.probabilities(query), candidates, none)
 
 
-def restrict(p: np.ndarray, candidates: Sequence[Format]) -> tuple[Format, float]:
-    """The best format among ``candidates`` + "default" (all formats when none are given), renormalised."""
-    allowed = set(candidates) | {"default"} if candidates else set(FORMATS)
+def restrict(p: np.ndarray, candidates: Sequence[Format], none: bool = True) -> tuple[Format, float]:
+    """The best format among ``candidates`` + "default" (all formats when none are given), renormalised; with
+    ``none`` False (and candidates given), among the candidates alone."""
+    allowed = (set(candidates) | ({"default"} if none else set())) if candidates else set(FORMATS)
     mask = np.array([f in allowed for f in FORMATS])
     q = np.where(mask, p, 0.0)
     q = q / q.sum()

@@ -1,0 +1,75 @@
+"""Session 17 (learn22): heldout24/25's format misses read as classes once they became learning splits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from groundsearch.evaluation.format_training import decide_blind
+from groundsearch.query.intent.directives import read_directive
+from groundsearch.query.intent.format_model import FORMATS, load_calibration, restrict
+from groundsearch.query.intent.format_step import FormatStep, described_shape
+
+
+class Fixed:
+    """A classifier that reads every request the same way (``none``: as the shipped one, whether none is a choice)."""
+
+    def __init__(self, probs: dict[str, float]) -> None:
+        p = np.array([probs.get(f, 0.0) for f in FORMATS]) + 1e-6
+        self.p = p / p.sum()
+
+    def predict(self, query, candidates=(), none=True):
+        return restrict(self.p, candidates, none)
+
+
+# Tables and timelines described, never named, in requests that are not questions (written for this test).
+DESCRIBED = [
+    ("every vector database release this month with its version and date, one per row", "table"),
+    ("the rerankers we index, side by side with licence and size", "table"),
+    ("las versiones de Ollama del 2025: una fila por versión, con la fecha y los cambios", "table"),
+    ("as versões do Weaviate, uma linha por versão, com data e resumo", "table"),
+    ("jede Version von LangChain eine Zeile pro Version mit dem Datum", "table"),
+    ("the Mistral model launches in the order they happened, please", "timeline"),
+    ("les sorties de Mistral du plus ancien au plus récent, avec leur date", "timeline"),
+    ("die Releases von Chroma in der Reihenfolge, in der sie erschienen, mit Datum", "timeline"),
+    ("le release di pgvector dal più vecchio al più recente, con la data", "timeline"),
+    ("de versies van Qdrant van oud naar nieuw, met datum", "timeline"),
+]
+
+
+@pytest.mark.parametrize(("query", "shape"), DESCRIBED)
+def test_a_described_table_or_timeline_is_never_traded_for_none(query, shape):
+    """heldout17/21's "every open-weight release with vendor, version and date, one per row", "… one per row, w/
+    date + summary. no prose.", heldout's "matrix of frameworks vs features": tier 1 reads the description (unsure,
+    the paraphrase), and the classifier, choosing between the shape and none, chose none — a silent drop. No
+    learning row of such a request wants none, so the classifier now chooses the shape described."""
+    d = read_directive(query)
+    assert (d.sure, d.evidence, d.candidates, d.question) == (False, "paraphrase", (shape,), False)
+    assert described_shape(d)
+    step = FormatStep(lambda: Fixed({"default": 0.9, shape: 0.1}), load_calibration())
+    decision, _ = step.decide(query, d)
+    assert (decision.format, decision.tier) == (shape, "classifier")
+    # stated with the shape's probability beside none, not a renormalised certainty
+    assert decision.confidence == step.calibration.classifier_confidence(0.1)
+
+
+@pytest.mark.parametrize("query", [
+    "how many rows of the config file have columns?",  # a question's paraphrase: the rows may be the topic
+    "who works with whom at the company on the RAG papers",  # a network described: 15 learning rows wanted none
+])
+def test_a_question_or_a_network_described_may_still_become_none(query):
+    d = read_directive(query)
+    assert (d.sure, d.evidence) == (False, "paraphrase") and not described_shape(d)
+    (shape,) = d.candidates
+    decision, _ = FormatStep(lambda: Fixed({"default": 0.9, shape: 0.1}), load_calibration()).decide(query, d)
+    assert decision.format == "default"
+
+
+def test_the_study_meets_a_described_shape_as_the_format_step_does():
+    """format_training's leave-one-split-out study decides the blind readings with the same rule."""
+    row = {"query": "x", "format": "default", "subtype": None, "sure": False, "evidence": "paraphrase",
+           "candidates": ["timeline"], "question": False, "holds": False, "asks": False,
+           "p": np.array([0.9 if f == "default" else 0.1 if f == "timeline" else 0.0 for f in FORMATS])}
+    assert decide_blind(row, {}, True)[0] == "timeline"
+    assert decide_blind({**row, "question": True}, {}, True)[0] == "default"
+    assert decide_blind({**row, "candidates": ["graph"]}, {}, True)[0] == "default"
