@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from groundsearch.evaluation.format_training import decide_blind
 from groundsearch.query.intent.directives import read_directive
 from groundsearch.query.intent.format_model import FORMATS, load_calibration, restrict
-from groundsearch.query.intent.format_step import FormatStep, described_shape
+from groundsearch.query.intent.format_step import FormatStep, asks_after, asks_nothing, described_shape
 
 
 class Fixed:
@@ -73,3 +75,41 @@ def test_the_study_meets_a_described_shape_as_the_format_step_does():
     assert decide_blind(row, {}, True)[0] == "timeline"
     assert decide_blind({**row, "question": True}, {}, True)[0] == "default"
     assert decide_blind({**row, "candidates": ["graph"]}, {}, True)[0] == "default"
+
+
+# A question naming the topic, then a request for its shape (written for this test).
+ASKED_THEN_SHOWN = [
+    "Wer arbeitet mit wem an den Qwen-Papern? Zeichne es als Punkte mit Strichen dazwischen.",
+    "Welke modellen bouwen op elkaar voort? Teken het als bolletjes met pijlen.",
+    "Quels laboratoires travaillent ensemble ? Dessine-le avec des points reliés par des traits.",
+    "¿Qué bibliotecas dependen de cuáles? Dibújalo con puntos unidos por flechas.",
+]
+
+
+@pytest.mark.parametrize("query", ASKED_THEN_SHOWN)
+def test_a_question_followed_by_a_request_is_no_direct_question(query):
+    """heldout24's "Wer zitiert wen? Zeig die Zitierbeziehungen … als Punkte mit Verbindungslinien." and "Welke
+    bibliotheken hangen van elkaar af? Teken het als bolletjes met pijlen ertussen.", heldout25's "Welche Labore
+    arbeiten mit welchen zusammen? Zeichne es als Punkte …": tier 1 reads no format word (sure, none) and the
+    request opens as a question, so the classifier, reading a network at 0.96-0.99, was never asked. A question
+    followed by more is no direct question: the classifier may overrule tier 1's none there."""
+    d = read_directive(query)
+    assert (d.format, d.evidence, d.sure, d.question) == ("default", "none", True, True)
+    assert asks_after(query) and not asks_nothing(d.evidence, d.question, query)
+    cal = replace(load_calibration(), overrides={"none": 0.5})
+    decision, _ = FormatStep(lambda: Fixed({"graph": 0.9, "default": 0.1}), cal).decide(query, d)
+    assert (decision.format, decision.tier) == ("graph", "classifier")
+
+
+@pytest.mark.parametrize("query", [
+    "What is the popularity rank of LangChain?",
+    "Wer hat das Paper geschrieben? Und wann?",  # two questions
+    "Which version is newest?? ok",  # too little after the mark
+])
+def test_a_direct_question_still_asks_for_nothing(query):
+    d = read_directive(query)
+    assert (d.evidence, d.sure, d.question) == ("none", True, True) and not asks_after(query)
+    cal = replace(load_calibration(), overrides={"none": 0.5})
+    decision, _ = FormatStep(lambda: Fixed({"chart": 0.9, "default": 0.1}), cal).decide(query, d)
+    assert (decision.format, decision.tier) == ("default", "rules")
+
