@@ -278,8 +278,10 @@ class _Index:
     def _fuzzy(self, word: str) -> str | None:
         if len(word) < 4 or word in lx.REAL_WORDS or "'" in word:
             return None
+        # The neighbours are sets: walked in sorted order, so a typo one edit from two lexicon words of different
+        # kinds ("graff": "graf" and "grafo") is read the same in every process, not by the hash seed.
         if len(word) == 4:  # only a dropped letter of a five-letter word: "tabl", "chrt", "grph"
-            for cand in self.deletes.get(word, ()):
+            for cand in sorted(self.deletes.get(word, ())):
                 if cand in _CORE_WORDS:
                     return self.joined[cand]
             return None
@@ -291,7 +293,7 @@ class _Index:
                 if kind is not None and (kind.startswith("chart:") or kind == "graph"):
                     return kind
         for v in (word, *(word[:i] + word[i + 1:] for i in range(len(word)))):
-            for cand in self.deletes.get(v, ()):
+            for cand in sorted(self.deletes.get(v, ())):
                 if _dl1(word, cand):
                     return self.joined[cand]
         return None
