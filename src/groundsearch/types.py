@@ -472,6 +472,10 @@ class Prose(_Result):
 # --------------------------------------------------------------------------------------------------
 
 MAX_QUERY_CHARS = 2000
+# The HTTP edge's bounds on an item id and a collection name, which every surface without a body limit (MCP over
+# stdio) applies too: ids are a collection, a source and a hash or key (well under 1,024), names are config keys.
+MAX_ITEM_ID_CHARS = 1024
+MAX_COLLECTION_CHARS = 100
 
 
 class Hints(BaseModel):

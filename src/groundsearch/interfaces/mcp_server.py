@@ -23,10 +23,10 @@ from pydantic import BaseModel, Field
 
 from ..engine import Engine, snippet
 from ..errors import GroundsearchError, InvalidInput
-from ..query.filters import build_filter
+from ..query.filters import MAX_FILTER_VALUES, build_filter
 from ..scope import ALL_TENANTS_SCOPE, MCP_OWNER  # MCP_OWNER: its conversations are its own, never a key's
 from ..settings import Settings
-from ..types import SearchRequest
+from ..types import MAX_COLLECTION_CHARS, MAX_ITEM_ID_CHARS, SearchRequest
 
 __all__ = ["FindHit", "FindResult", "build_server", "render_markdown", "run_stdio", "tenant_scope"]
 
@@ -163,9 +163,12 @@ def build_server(engine: Engine) -> MCPServer:
     async def find_tool(
         query: Annotated[str | None, Field(description="what to look for (natural language or keywords)",
                                            max_length=2000)] = None,
-        similar_to: Annotated[str | None, Field(description="an item id: find items similar to it instead")] = None,
+        similar_to: Annotated[str | None, Field(description="an item id: find items similar to it instead",
+                                                max_length=MAX_ITEM_ID_CHARS)] = None,
         kind: Annotated[Kind, Field(description="passages (chunks), whole documents, or records")] = "chunks",
-        collections: Annotated[list[str] | None, Field(description="restrict to these collections")] = None,
+        # the HTTP edge's bounds (stdio has no body limit): a name as long as a collection's, as many as a filter's
+        collections: Annotated[list[Annotated[str, Field(max_length=MAX_COLLECTION_CHARS)]] | None, Field(
+            description="restrict to these collections", max_length=MAX_FILTER_VALUES)] = None,
         filters: Annotated[dict[str, str | list[str]] | None, Field(
             description="field -> value or values; date_from / date_to take YYYY-MM-DD or YYYY-MM; review filters: "
                         "review_status (verified/unverified/flagged), overdue_review ('true'), "
@@ -190,7 +193,7 @@ def build_server(engine: Engine) -> MCPServer:
     @server.tool(name="feedback", title="Mark a source as useful or not")
     async def feedback_tool(
         request_id: Annotated[str, Field(description="`request_id` of a `find` result", max_length=64)],
-        item_id: Annotated[str, Field(description="the `item_id` of one of its results", max_length=1024)],
+        item_id: Annotated[str, Field(description="the `item_id` of one of its results", max_length=MAX_ITEM_ID_CHARS)],
         useful: Annotated[bool, Field(description="whether that source helped")],
     ) -> str:
         """Mark a source a `find` search returned as useful or not; marks gently lift useful items in the

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...types import MAX_QUERY_CHARS, Item, SearchRequest
+from ...types import MAX_COLLECTION_CHARS, MAX_QUERY_CHARS, Item, SearchRequest
 
 __all__ = [
     "CacheClearOut", "HealthOut", "IngestOut", "ItemOut", "KeyCreateIn", "KeyCreatedOut", "KeyOut", "PreviewItem",
@@ -102,7 +102,7 @@ class SimilarOut(BaseModel):
 class RecordsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    collection: str | None = Field(default=None, max_length=100)
+    collection: str | None = Field(default=None, max_length=MAX_COLLECTION_CHARS)
     records: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_RECORDS)
 
 

@@ -15,6 +15,8 @@ from fastapi import Depends, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...types import MAX_ITEM_ID_CHARS
+
 from .auth import Principal
 from .deps import api_router, requires, state
 
@@ -27,7 +29,7 @@ class FeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     request_id: str = Field(min_length=1, max_length=64, description="`diagnostics.request_id` of the answer")
-    item_id: str = Field(min_length=1, max_length=1024, description="a source (`results[].item_id`) it showed")
+    item_id: str = Field(min_length=1, max_length=MAX_ITEM_ID_CHARS, description="a source (`results[].item_id`) it showed")
     useful: bool
 
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from ...errors import InvalidInput, NotFound
 from ...ingest.records import LONE_SURROGATE, lone_surrogate
-from ...types import Item, SearchFilter
+from ...types import MAX_COLLECTION_CHARS, Item, SearchFilter
 from .auth import Principal, marks_left
 from .deps import api_router, requires, state
 from .routes_jobs import JobOut, new_job, run_upload
@@ -99,7 +99,7 @@ def _upload_dir(request: Request, who: Principal) -> Path:
 async def ingest_file(
     request: Request,
     file: Annotated[UploadFile, File(description="a document (md, txt, html, pdf) or records (json, jsonl, csv)")],
-    collection: Annotated[str | None, Form(max_length=100)] = None,
+    collection: Annotated[str | None, Form(max_length=MAX_COLLECTION_CHARS)] = None,
     background: bool = False,
     who: Principal = Depends(requires("editor", "ingest")),
 ) -> IngestOut | JSONResponse:
