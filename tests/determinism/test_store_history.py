@@ -13,18 +13,16 @@ The corpus is built for both: chunks long enough that their field norms are loss
 chunks get the newest keys), files are edited and restored, one file is deleted, and enough separate
 ingests run that tantivy has many segments to merge.
 
-One difference is left out: the vector leg's scores move by a float32 ulp or so with history (the
-in-memory matrix's BLAS product rounds a row's dot product by where the row falls in its blocks, and a
-re-ingested chunk's row moves; ``store/vectors.py``, not this test's two causes). So in search results the
-vector leg's score and the fused score it feeds are compared to five decimals; every result, its order, its
-legs' ranks and its keyword score must be equal.
+The vector leg's scores are bit-equal too: they moved by a float32 ulp or so with history (the in-memory
+matrix's BLAS product rounds a row's dot product by where the row falls in its blocks, and a re-ingested
+chunk's row moves), until ``store/vectors.py`` rescored its candidates exactly in float64 (session 17). So every
+result, its order, its legs' ranks and scores and the fused score must be equal.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from groundsearch.engine import Engine
 from groundsearch.models.fake import HashEmbedder
@@ -91,14 +89,6 @@ def _history(docs: Path, data: Path) -> None:
         _ingest(engine, docs)
 
 
-def _result(hit: dict[str, Any]) -> dict[str, Any]:
-    """A search result as compared: the scores the vector leg moves by an ulp, to five decimals."""
-    vector = hit["legs"].get("vector")
-    if vector is not None:
-        vector["score"] = round(vector["score"], 5)
-    return {**hit, "score": round(hit["score"], 5)}
-
-
 def _ranked(data: Path) -> dict[str, object]:
     with sqlite3.connect(data / "store" / "store.sqlite3") as conn:
         ids = dict(conn.execute("SELECT key, id FROM chunks"))
@@ -108,7 +98,7 @@ def _ranked(data: Path) -> dict[str, object]:
         for q in QUERIES:
             kw = engine.store.keyword_search(q, SearchFilter(), 100).hits
             response = engine.search(SearchRequest(query=q, limit=20))
-            out[q] = ([(ids[k], s) for k, s in kw], [_result(h.model_dump(mode="json")) for h in response.results])
+            out[q] = ([(ids[k], s) for k, s in kw], [h.model_dump(mode="json") for h in response.results])
         for seeds in SEEDS:
             out[" ".join(seeds)] = [(ids[k], s) for k, s in graph_hits(engine.store, seeds, SearchFilter(), 10)]
     return out
