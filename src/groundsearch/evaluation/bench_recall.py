@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..store.vectors import _hnsw_class
 from .bench_store import _timing
 
 __all__ = ["bench_recall", "real_vectors"]
@@ -55,7 +56,10 @@ def real_vectors(cache: Path = CACHE, dim: int = 384) -> tuple[np.ndarray, list[
 def bench_recall(matrix: np.ndarray, queries: np.ndarray, *, copies: int = 1, sigma: float = 0.025,
                  seed: int = 0, threads: int = 0) -> dict[str, Any]:
     """``threads``: for the graph build (0: every core; 1 builds the same graph every run)."""
-    from usearch.index import Index
+    # Through the store's import, never ``usearch.index`` directly: onnxruntime imported after usearch kills the
+    # interpreter (SIGSEGV, onnxruntime 1.31.1 + usearch 2.26.6), and the embedder loads onnxruntime later in the
+    # same process (the full test suite ran this bench, then test_bench's MiniLM engine, and crashed there)
+    Index = _hnsw_class()
 
     real = len(matrix)
     matrix = _perturbed(matrix, copies, sigma, seed)
