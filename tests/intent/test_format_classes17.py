@@ -131,3 +131,59 @@ def test_a_typo_between_two_lexicon_words_reads_the_same_in_every_process():
         seen.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                 check=True).stdout.strip())
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("query", [
+    "skip the chart - a table of the rerankers with their licences is fine",
+    "no timeline - a table of the Gemma versions will do",
+    "sin gráfico - una tabla de las versiones de Ollama, por favor",
+    "pas de graphique - un tableau des versions de Mistral",
+    "kein Diagramm - eine Tabelle der Qdrant-Versionen reicht",
+])
+def test_a_spaced_hyphen_is_a_dash_that_ends_the_refusal(query):
+    """heldout25's "skip the graph - a table of the Phi-3 authors and their affiliations is fine": the ASCII dash
+    was no clause break, so the refusal ran over the table and tier 1 read a sure refusal of both (a silent drop).
+    With "—" it read the table; a hyphen between spaces after a word now reads as that dash."""
+    d = read_directive(query)
+    assert (d.format, d.evidence, d.sure) == ("table", "used", True)
+    assert read_directive(query.replace(" - ", " — ")).format == "table"
+
+
+@pytest.mark.parametrize(("query", "want"), [
+    ("no chart - just tell me the newest version", ("default", "refused")),  # nothing asked after the dash
+    ("releases 2022 - 2024 as a table", ("table", "used")),  # a range keeps its hyphen
+])
+def test_a_spaced_hyphen_changes_nothing_else(query, want):
+    d = read_directive(query)
+    assert (d.format, d.evidence) == want
+
+
+@pytest.mark.parametrize(("query", "shape"), [
+    ("papers per venue, drawn rather than tabulated", "chart"),
+    ("releases per month, drawn, not in a table", "chart"),
+    ("one row per release, not a chart", "table"),
+    ("une ligne par version, pas un graphique", "table"),
+    ("eine Zeile pro Version statt einer Grafik", "table"),
+    ("una fila por versión, no un gráfico", "table"),
+    ("the Gemma releases in the order they happened rather than in a table", "timeline"),
+])
+def test_a_shape_described_against_a_refused_format_is_the_wish(query, shape):
+    """heldout15's "papers per venue, drawn rather than tabulated" (the shape-versus-prose family): tier 1 read only
+    the refused table, a sure refusal, and answered in prose (a silent drop). A shape described right before
+    "rather than" / "not" / "statt" and the refused word is the wish, set against the refusal: the classifier may
+    say which format, never none."""
+    d = read_directive(query)
+    assert (d.format, d.evidence, d.sure, d.framed) == (shape, "paraphrase-used", True, True)
+    cal = replace(load_calibration(), overrides={"paraphrase-used": 0.5})
+    decision, _ = FormatStep(lambda: Fixed({"default": 0.9, shape: 0.1}), cal).decide(query, d)
+    assert decision.format == shape
+
+
+@pytest.mark.parametrize("query", [
+    "Give me the venues as prose, not a table",  # prose set against the table: nothing drawn
+    "Honestly I don't need it drawn as a network. Who are Jason Weston's usual co-authors?",  # drawn, refused
+    "the rows of the config, not a chart",  # the rows are the topic, far from the connector
+])
+def test_prose_or_a_refused_drawing_stays_a_refusal(query):
+    d = read_directive(query)
+    assert (d.format, d.evidence, d.sure) == ("default", "refused", True)

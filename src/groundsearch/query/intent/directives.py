@@ -1236,6 +1236,12 @@ _GLUED_USE = re.compile(r"\b(in|as|into|on)(a|an|the)(tables?|charts?|graphs?|ti
                         re.IGNORECASE)
 
 
+# A hyphen between spaces after a word is a dash typed in ASCII ("skip the graph - a table of the authors is fine",
+# "no chart - a table is fine"): a clause break as the dash is, so a refusal before it stops there. Read as the dash
+# (the same length, so every offset stays the user's). A range of numbers ("2022 - 2024") keeps its hyphen.
+_SPACED_HYPHEN = re.compile(r"(?<=[^\W\d_]) - (?=\S)")
+
+
 def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
     """Pure and fast (tens of microseconds): the same text always gives the same directive.
 
@@ -1243,7 +1249,7 @@ def read_directive(query: str, memo: TypoMemo | None = None) -> Directive:
     own."""
     idx = _index()
     query = _GLUED_USE.sub(r"\1 \2 \3", own_words(query))
-    text = " ".join(query.split())
+    text = _SPACED_HYPHEN.sub(" \u2014 ", " ".join(query.split()))
     folded = fold(text)
     d = _with_description(_read(text, folded, idx, {} if memo is None else memo), text, folded)
     if d.evidence in ("used", "bare") and d.chart_subtype == "bar":
@@ -1310,6 +1316,30 @@ def _opening(tokens: list[str]) -> list[str]:
     return tokens[:2] + tokens[skip:skip + 1] if skip else tokens[:2]
 
 
+# A shape described, then set against the refused format: "papers per venue, drawn rather than tabulated", "one row
+# per release, not a chart", "une ligne par version, pas un graphique", "eine Zeile pro Version statt einer Grafik".
+# The connector stands right after the description (two words at most between) and right before the refused word
+# (three at most: "rather than in a table"); "as prose, not a table" describes no shape and stays a refusal.
+_RATHER = re.compile(r"\b(?:rather than|instead of|but not|and not|not|plutot que|au lieu de|et non|pas|en lugar de|"
+                     r"en vez de|y no|no|statt|anstatt|und nicht|nicht|invece di|piuttosto che|e non|non|"
+                     r"in plaats van|en niet|niet|em vez de|e nao|nao)\b")
+
+
+def _described_rather(idx: _Index, folded: str, refused: list[Term]) -> str | None:
+    """The format a shape described just before "rather than <refused format>" names, when it is another."""
+    for r in refused:
+        seg = folded[max(0, r.at - 80):r.at]
+        links = list(_RATHER.finditer(seg))
+        if not links or len(_TOKEN.findall(seg[links[-1].end():])) > 3:
+            continue
+        before = seg[:links[-1].start()]
+        for fmt, rx in idx.paraphrases.items():
+            ends = [m.end() for m in rx.finditer(before)]
+            if fmt != _format_of(r.kind) and ends and len(re.findall(r"\w+", before[max(ends):])) <= 2:
+                return fmt
+    return None
+
+
 def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
     memo: list[bool] = []
 
@@ -1364,6 +1394,10 @@ def _read(text: str, folded: str, idx: _Index, typos: TypoMemo) -> Directive:
         return Directive(_format_of(chosen.kind), subtype, requested, "bare", False, candidates, tuple(terms))
     if terms:
         refused = [t for t in terms if t.frame == "refused"]
+        rather = _described_rather(idx, folded, refused)
+        if rather is not None:
+            subtype = subtype_from_cues(folded) if rather == "chart" else None
+            return Directive(rather, subtype, None, "paraphrase-used", True, (), tuple(terms), framed=True)
         if refused:
             # "not a chart — I said a grid: topics down the side, years across the top": a shape described after
             # the refusal is the wish the refusal sets up; tier 1 has no word for it, so the classifier chooses
