@@ -50,6 +50,24 @@ def test_short_paragraph_when_tables_carry_the_content_and_no_rows_in_prose() ->
     assert report.failures == () and all(x.verified for x in report.prose.sentences)
 
 
+def test_a_question_for_one_value_read_as_a_shape_is_still_answered() -> None:
+    # the format step may read (or a hint may ask for) a table beside a question that asks who or when: the
+    # table's paragraph counts rows and never names the person, so the question's own answer comes first
+    hits = (*RECORD_HITS, doc(4, "The ragkit toolkit was created by Grace Hopper at Example Labs in Boston.",
+                              entities=("ragkit",)))
+    results = normalize(Intent(format="table"), hits, SPECS, collections=("releases", "papers"))
+    assert any(r.kind == "table" for r in results)
+    s = synthesize(Intent(format="table"), "Who created the ragkit toolkit?", results, hits, SPECS)
+    texts = [x.text for x in s.prose.sentences]
+    assert any("Grace Hopper" in t for t in texts), texts
+    assert any(t.startswith("The releases table shows ") for t in texts), texts  # the shape's paragraph stays
+    assert audit(s.prose, hits).failures == ()
+    # a request for the rows themselves keeps the one short paragraph
+    plain = synthesize(Intent(format="table"), "ragkit releases in a table", results, hits, SPECS)
+    assert not any("Grace Hopper" in x.text for x in plain.prose.sentences)
+    assert len(plain.prose.text.split()) <= SHORT_WORDS
+
+
 def test_llm_narration_maps_handles_to_ids_and_is_audited() -> None:
     llm = ScriptedLLM(["Install groundsearch with pip [e1]. It needs Python 3.11 [e1]. MiniLM runs via ONNX [e2]."])
     s = synthesize(Intent(), "install", [], DOC_HITS, SPECS, llm=llm, load_prompt=lambda name: f"prompt:{name}")
