@@ -122,12 +122,16 @@ def test_a_typo_between_two_lexicon_words_reads_the_same_in_every_process():
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
+    import groundsearch
+
+    root = str(Path(groundsearch.__file__).resolve().parents[1])  # the tree under test, in the child too
     code = ("from groundsearch.query.intent.directives import read_directive\n"
             "print(read_directive('a graff of which labs publish together').format)")
     seen = set()
     for seed in range(1, 9):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": root}
         seen.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                 check=True).stdout.strip())
     assert len(seen) == 1
@@ -187,3 +191,24 @@ def test_a_shape_described_against_a_refused_format_is_the_wish(query, shape):
 def test_prose_or_a_refused_drawing_stays_a_refusal(query):
     d = read_directive(query)
     assert (d.format, d.evidence, d.sure) == ("default", "refused", True)
+
+
+@pytest.mark.parametrize("query", [
+    "the Gemma releases, earliest -> latest, with dates",
+    "the Llama versions first ⟶ last",
+    "every Qdrant release, oldest → newest",
+])
+def test_an_arrow_for_to_in_an_order_described_is_a_timeline(query):
+    """heldout24's "🗓️ view of the Qwen releases, oldest → newest, one mark per release date": the arrow stood for
+    "to", so "oldest to newest" went unread (sure, none) and the classifier drew a chart. An order phrase's "to"
+    may be an arrow; the timeline paraphrase is then never traded for none (described_shape)."""
+    d = read_directive(query)
+    assert (d.evidence, d.sure, d.candidates) == ("paraphrase", False, ("timeline",))
+    decision, _ = FormatStep(lambda: Fixed({"chart": 0.6, "default": 0.3, "timeline": 0.1}),
+                             load_calibration()).decide(query, d)
+    assert decision.format == "timeline"
+
+
+def test_a_funnel_of_arrows_is_still_a_funnel():
+    d = read_directive("funnel: all papers → arxiv → cited")
+    assert (d.format, d.chart_subtype, d.sure) == ("chart", "funnel", True)

@@ -209,6 +209,12 @@ def _dl1(a: str, b: str) -> bool:
     return a[i + 1:] == b[i:] if la > lb else a[i:] == b[i + 1:]
 
 
+def _arrowed(escaped: str) -> str:
+    """A paraphrase's " to " also written as an arrow: "oldest → newest", "earliest -> latest", "first ⟶ last" (the
+    fold reads "->" as " >")."""
+    return escaped.replace(r"\ to\ ", r"(?:\ to\ |\s*(?:→|⟶|>)\s*)")
+
+
 class _Index:
     """The lexicon compiled once: token tuples, joined spellings, one-deletion neighbours, CJK surfaces."""
 
@@ -252,7 +258,8 @@ class _Index:
             self.negations_ending[n[-1]] = (*self.negations_ending.get(n[-1], ()), n)
         self.contrasts = frozenset(lx.CONTRASTS)
         self.paraphrases = {
-            fmt: re.compile(r"(?:\b|(?=[\u3040-\u9fff]))(?:" + "|".join(re.escape(fold(p)) for p in phrases) + ")")
+            fmt: re.compile(r"(?:\b|(?=[\u3040-\u9fff]))(?:" + "|".join(_arrowed(re.escape(fold(p))) for p in phrases)
+                            + ")")
             for fmt, phrases in lx.PARAPHRASES.items()
         }
         # the table's layout phrases, longest first, so "one row per" is one phrase, not "one row" and "row per"
