@@ -75,7 +75,8 @@ def _with_classifier(read: dict[str, Any], query: str, kinds: Sequence[str], p: 
     allowed = among(decision)
     if allowed is None:
         return read["subtype"]
-    return settled(read["subtype"], allowed, *choose(kinds, p, choices(allowed, kinds, refused_kinds(query))))
+    refused = refused_kinds(query)
+    return settled(read["subtype"], allowed, *choose(kinds, p, choices(allowed, kinds, refused)), query, refused)
 
 
 def today(query: str) -> dict[str, Any]:

@@ -174,11 +174,19 @@ def choose(kinds: Sequence[str], p: np.ndarray, among: Sequence[str] = ()) -> tu
     return kinds[best], float(q[best])  # type: ignore[return-value]
 
 
-def settled(lexicon_kind: str, allowed: Sequence[str], kind: str, p: float) -> str:
+def settled(lexicon_kind: str, allowed: Sequence[str], kind: str, p: float, query: str = "",
+            refused: frozenset[str] = frozenset()) -> str:
     """The kind the step keeps: the classifier's ``kind`` (probability ``p`` among ``allowed``), except that named
-    plain bars stay plain below :data:`REFINE_BARS_AT`."""
+    plain bars stay plain below :data:`REFINE_BARS_AT`, and that plain bars chosen where no kind is named, for a
+    count along a time axis (:func:`kinds.over_time`: per month, over the years, since 2023), are the line the
+    convention draws it as, unless the request refused a line. The classifier, reading the whole request, put
+    "how many packages were released each month since July", "papers counted per year as a chart" and "een
+    grafiek van het aantal releases per maand" in bars where the lexicon had read the line (``query``: the
+    request; ``refused``: :func:`refused_kinds`)."""
     if tuple(allowed) == BAR_SHAPED and lexicon_kind == "bar" and p < REFINE_BARS_AT:
         return lexicon_kind
+    if not allowed and kind == "bar" and "line" not in refused and kinds.over_time(fold(query)):
+        return "line"
     return kind
 
 
@@ -269,11 +277,12 @@ class KindStep:
         if model is None:
             return decision, [f"chart-kind classifier unavailable ({self._lazy.failed or 'not configured'}); "
                               "the lexicon's house convention used"]
+        refused = refused_kinds(query, directive)
         try:
-            kind, p = model.predict(query, choices(allowed, model.kinds, refused_kinds(query, directive)))
+            kind, p = model.predict(query, choices(allowed, model.kinds, refused))
         except EmbeddingFailed as exc:
             return decision, [f"chart-kind classifier failed ({exc.message}); the lexicon's house convention used"]
-        kind = settled(str(decision.chart_subtype), allowed, kind, p)  # type: ignore[assignment]
+        kind = settled(str(decision.chart_subtype), allowed, kind, p, query, refused)  # type: ignore[assignment]
         if kind == decision.chart_subtype:
             return decision, []
         return FormatDecision(decision.format, kind, decision.chart_requested, decision.tier,

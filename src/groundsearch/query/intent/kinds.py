@@ -17,7 +17,7 @@ from ...types import ChartSubtype
 from . import looks
 from .unread_words import UNREAD_KIND_NAMES
 
-__all__ = ["as_asked", "as_line", "described", "katakana_kinds", "misspelt", "named", "open_compound",
+__all__ = ["as_asked", "as_line", "over_time", "described", "katakana_kinds", "misspelt", "named", "open_compound",
            "open_kind_start", "ranking_cue", "ranks", "shares", "unread_candidates", "unread_named"]
 
 # pictographs ("🍕") are matched like CJK: as they are, with no word boundary around them
@@ -143,7 +143,9 @@ def named(kind: str | None, said: str | None) -> str:
     return as_asked(kind, said)
 
 
-_OPEN_NOUNS = frozenset("chart charts plot plots diagram diagrams".split())
+# ... and the German / Dutch chart words a name stands in front of, hyphenated or not ("Lollipop-Diagramm",
+# "een lollipop grafiek"); the Romance ones take their name after ("gráfico de mancuernas": OTHER_KIND_NOUNS)
+_OPEN_NOUNS = frozenset("chart charts plot plots diagram diagrams diagramm diagramme grafiek grafik".split())
 _VERB_OBJECTS = frozenset("the them it this these those all each every my our your their some any".split())
 # ... or a question word: "could the bot chart how many releases …", "plot which venues grew" — a chart word
 # followed by a clause is a verb, and the word in front of it its subject, never a kind's name.
@@ -230,6 +232,9 @@ _RANKS = re.compile(
     r"(?:a|the) ranking of|leaderboard|league table|pecking order|"
     r"(?:most|highest|biggest|largest|longest|more) (?:to|down to) (?:least|fewest|lowest|smallest|shortest|less)|"
     r"(?:biggest|largest|highest|most|longest|top) (?:ones? )?first|"
+    # any superlative first ("tallest first", "most popular first", "the busiest ones first"), not a date's
+    r"(?!(?:latest|newest|earliest|oldest|last)\b)\w{2,}est (?:ones? |bars? )?first|"
+    r"most (?!recent\b)\w+ (?:ones? )?first|"
     r"(?:from|by) (?:the )?(?:biggest|largest|highest|most) (?:to|down to)|"
     r"in (?:descending )?order(?: of (?:size|count|number|releases|papers|how many|volume|popularity|activity))?"
     r"(?= *(?:$|[,.;:!?)\u2014\u2013]| of\b| by\b| from\b| please\b))|"
@@ -240,7 +245,7 @@ _RANKS = re.compile(
     r"en orden descendente|(?:haz|hazme) un ranking|do maior (?:para|ao) o menor|em ordem decrescente|"
     r"ranqueie\w*|classificacao|"
     # French
-    r"du plus (?:grand|gros|eleve|long) au plus (?:petit|faible|bas|court)|par ordre decroissant|"
+    r"du plus (?:grand|gros|eleve|long)(?: nombre)? au plus (?:petit|faible|bas|court)|par ordre decroissant|"
     r"class(?:e|ez|er|es)(?: les)?(?: [\w']+){0,3} (?:par|selon)|classement|palmares|"
     # German
     r"vom (?:grossten|großten|hochsten|meisten) zum (?:kleinsten|niedrigsten|wenigsten)|absteigend\w*|"
@@ -307,6 +312,44 @@ _AS_LINE = re.compile(
 def as_line(folded: str) -> bool:
     """The request asks for its chart drawn as a line ("as a line over time", "como una línea")."""
     return bool(_AS_LINE.search(folded))
+
+
+# A count along a time axis: the line the convention gives a chart of no named kind (data README) — per month,
+# year, week, over time, since a year, between two years, a trend, growth, in the nine languages. The kind step
+# reads it where the classifier chose plain bars (:func:`.kind_model.settled`): the classifier, reading the
+# whole request, turned "how many packages were released each month since July" and "papers counted per year"
+# into bars. A periodic report or meeting ("the quarterly grant report") is no time axis.
+_OVER_TIME = re.compile(
+    r"\b(?:over time|across time|through time|over the (?:years|months|weeks|quarters|decades?|past|last)|"
+    r"(?:per|each|every|by) (?:month|week|quarter|day|year|decade)|"
+    r"(?:month|week|quarter|year|day)s? (?:over|on|to|by|after) (?:month|week|quarter|year|day)|"
+    r"monthly|weekly|quarterly|yearly|annually|daily|over (?:19|20)\d\d|since (?:19|20)\d\d|"
+    r"(?:from|between) (?:19|20)\d\d (?:to|and|through|until|till) (?:19|20)\d\d|"
+    r"trends?|growth|grew|evolv\w*|evolution|in the (?:last|past) (?:\w+ )?(?:years|months|weeks)|"
+    # Spanish, Portuguese
+    r"(?:por|cada) (?:mes|ano|semana|dia|trimestre)|(?:al|ao) (?:mes|ano)|mensual\w*|semanal\w*|mensa(?:l|is)|"
+    r"a lo largo (?:del tiempo|de los anos)|ao longo (?:do tempo|dos anos)|(?:desde|depuis|seit|sinds|dal) (?:19|20)\d\d|"
+    r"evolucao|evolucion|tendencia\w*|crecimiento|crescimento|"
+    # French
+    r"(?:par|chaque) (?:mois|an|annee|semaine|jour|trimestre)|mensuel\w*|hebdomadaire\w*|"
+    r"au fil (?:du temps|des (?:ans|annees|mois))|tendance\w*|croissance|"
+    # German
+    r"(?:pro|je) (?:monat|jahr|woche|tag|quartal)|monatlich\w*|jahrlich\w*|wochentlich\w*|im (?:zeit)?verlauf|"
+    r"uber (?:die|den) (?:zeit|jahre|monate|zeitraum)|entwicklung|wachstum|"
+    # Italian
+    r"(?:al|per|ogni) (?:mese|anno|settimana|giorno|trimestre)|all'anno|mensil\w*|settimanal\w*|"
+    r"nel tempo|negli anni|nel corso (?:del tempo|degli anni)|evoluzione|tendenz\w*|crescita|"
+    # Dutch
+    r"(?:per|elke|iedere) (?:maand|jaar|week|dag|kwartaal)|maandelijks\w*|jaarlijks\w*|wekelijks\w*|"
+    r"door de (?:tijd|jaren)|in de loop (?:der|van de) (?:tijd|jaren)|verloop|ontwikkeling|groei)\b|"
+    r"每月|每年|每周|每季|按月|按年|按周|逐月|逐年|随时间|随着时间|趋势|历年|月ごと|年ごと|週ごと|月別|年別|毎月|毎年|推移|時系列|経年")
+_PERIODIC = re.compile(r"\b(?:monthly|weekly|quarterly|yearly|annual|daily) (?:grant |board |team |status |product )?"
+                       r"(?:report|review|meeting|update|newsletter|call|sync|deck|planning|all hands)s?\b")
+
+
+def over_time(folded: str) -> bool:
+    """The request (folded) counts along a time axis: per month, over the years, since 2023, a trend."""
+    return bool(_OVER_TIME.search(_PERIODIC.sub(" ", folded)))
 
 
 # The part each category is of a whole: a pie, where nothing else names the kind ("what fraction of releases each

@@ -289,12 +289,13 @@ OTHER_KINDS: tuple[str, ...] = (
 )
 
 # "<chart word> de/en/a <noun>": nouns that name a kind outside ``ChartSubtype`` (violin, candles, chords,
-# parallel coordinates, stem and leaf, flow, slope, mosaic, lollipop, bullet).
+# parallel coordinates, stem and leaf, flow, slope, mosaic, lollipop, bullet, dumbbell).
 OTHER_KIND_NOUNS: tuple[str, ...] = tuple(
     """violin violon violino viool velas vela chandeliers chandelles candele candelieri kaarsen cuerdas cordes
     corde cordas koorden coordenadas coordonnees coordinate coordinaten tallo tige ramo caule stengel flujo
     pendiente pente pendenza inclinacao helling mosaico mosaique mosaik lollipop piruleta sucette lecca pirulito
-    bala balas balle proiettile pareto dendrograma dendrogramme dendrogramma ishikawa espina arete""".split())
+    bala balas balle proiettile pareto dendrograma dendrogramme dendrogramma ishikawa espina arete
+    mancuerna mancuernas haltere halteres halteri manubri manubrio dumbbell dumbbells halter""".split())
 
 # Words in front of a chart word that say what the chart shows or how it looks, never which kind it is: "a
 # quick chart", "the venue chart", "a comparison chart". A word before "chart" / "plot" / "diagram" that is none
