@@ -212,3 +212,17 @@ def test_an_arrow_for_to_in_an_order_described_is_a_timeline(query):
 def test_a_funnel_of_arrows_is_still_a_funnel():
     d = read_directive("funnel: all papers → arxiv → cited")
     assert (d.format, d.chart_subtype, d.sure) == ("chart", "funnel", True)
+
+
+@pytest.mark.parametrize("query", [
+    "Incolonnami le release di Chroma: versione, data, novità.",
+    "le versioni di pgvector, ben incolonnate con la data",
+])
+def test_italian_incolonnare_describes_a_table(query):
+    """heldout24's "Incolonna i comandi della CLI: nome, cosa fa, un esempio." and heldout23's "… tutto ben
+    incolonnato": Italian's verb for setting out in columns holds the column word inside it, so tier 1 read no
+    format word and the classifier chose none. Now a table paraphrase, never traded for none."""
+    d = read_directive(query)
+    assert (d.evidence, d.sure, d.candidates) == ("paraphrase", False, ("table",))
+    decision, _ = FormatStep(lambda: Fixed({"default": 0.7, "table": 0.3}), load_calibration()).decide(query, d)
+    assert decision.format == "table"

@@ -376,6 +376,9 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         # each row named for what it holds ("so that each row is a paper", "set out one per row", "compared
         # attribute by attribute")
         "each row is", "one per row", "attribute by attribute",
+        # Italian's verb for it, "incolonnare" ("Incolonna i comandi della CLI", "tutto ben incolonnato"): the
+        # column word inside a longer word, which "colonne" alone never matches
+        "incolonn",
     ),
     "graph": (
         "connected", "connect", "connections", "co wrote", "coauthor", "co author", "who worked with", "related",
